@@ -1,6 +1,10 @@
 -- Initial schema: nodes, edges, the transaction log and embeddings (ARCHITECTURE.md, data model).
 -- Migrations are append-only: never edit a file once it has shipped; add the next number.
 
+-- Trigram similarity for fuzzy topic/entity matching. Pinned to public so it outlives a dropped
+-- per-test schema and resolves from any search_path that keeps public (openPostgres's does).
+create extension if not exists pg_trgm schema public;
+
 create table nodes (
   -- nid is the dense integer key the vector indexes use; id is the public, sortable ULID.
   nid bigint generated always as identity primary key,

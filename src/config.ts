@@ -42,6 +42,12 @@ const settings = {
       .regex(/^rediss?:\/\//, 'must start with redis:// or rediss://')
       .optional(),
   },
+  queueName: {
+    env: 'CONTEXT_GRAPH_QUEUE',
+    flag: '--queue',
+    help: 'BullMQ queue name; separate deployments sharing one Redis use different names',
+    schema: z.string().regex(/^[\w.-]{1,64}$/, 'letters, digits, . _ - only, at most 64').default('context-graph'),
+  },
   modelDir: {
     env: 'CONTEXT_GRAPH_MODEL_DIR',
     flag: '--model-dir',
@@ -63,7 +69,7 @@ const settings = {
 } as const;
 
 type Settings = typeof settings;
-export type Config = { [K in keyof Settings]: z.output<Settings[K]['schema']> };
+export type Config = { -readonly [K in keyof Settings]: z.output<Settings[K]['schema']> };
 export type SettingName = keyof Settings;
 
 export const configSettings = settings;
@@ -74,7 +80,7 @@ export class ConfigError extends Error {
 
 /** Parses `--flag value` / `--flag=value` pairs for the known settings; returns the rest. */
 export function splitConfigFlags(argv: string[]): { values: Record<string, string>; rest: string[] } {
-  const byFlag = new Map(Object.entries(settings).map(([key, s]) => [s.flag, key] as const));
+  const byFlag = new Map<string, string>(Object.entries(settings).map(([key, s]) => [s.flag, key]));
   const values: Record<string, string> = {};
   const rest: string[] = [];
   for (let i = 0; i < argv.length; i++) {
@@ -110,10 +116,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, flags: Record<s
     }
     out[key] = parsed.data;
   }
-  const config = out as Config;
-  config.dataDir = resolve(config.dataDir);
-  if (config.modelDir) config.modelDir = resolve(config.modelDir);
-  return config;
+  out.dataDir = resolve(out.dataDir as string);
+  if (out.modelDir) out.modelDir = resolve(out.modelDir as string);
+  return out as Config;
 }
 
 export function configHelp(): string {

@@ -1,0 +1,205 @@
+#!/usr/bin/env node
+import { setTimeout as sleep } from 'node:timers/promises';
+import { createApp, runWorker, VERSION, type App } from './app.js';
+import { ConfigError, configHelp, loadConfig, splitConfigFlags, type Config } from './config.js';
+import { listModels, modelStatus, pullModel } from './embed/models.js';
+import { createLogger, type Logger } from './log.js';
+import { acquireDirLock, describeHolder, type DirLock } from './store/dir-lock.js';
+import { startHttp, type HttpFrontEnd } from './transports/http.js';
+import { forwardStdio, serveStdio } from './transports/stdio.js';
+
+const COMMANDS: Record<string, { summary: string; usage: string; run(config: Config, args: string[], logger: Logger): Promise<number> }> = {
+  serve: {
+    summary: 'serve MCP over Streamable HTTP at /mcp, plus /healthz',
+    usage: 'context-graph serve [options]',
+    run: serve,
+  },
+  stdio: {
+    summary: 'serve one MCP client over stdin/stdout (relays to the owner if the data directory is in use)',
+    usage: 'context-graph stdio [options]',
+    run: stdio,
+  },
+  worker: {
+    summary: 'consume jobs from the BullMQ queue (needs DATABASE_URL and REDIS_URL)',
+    usage: 'context-graph worker [--concurrency N] [options]',
+    run: worker,
+  },
+  models: {
+    summary: 'list, check or download embedding models',
+    usage: 'context-graph models list | status | pull <name> [--model-dir DIR]',
+    run: models,
+  },
+};
+
+function mainHelp(): string {
+  const cmds = Object.entries(COMMANDS).map(([name, c]) => `  ${name.padEnd(8)} ${c.summary}`).join('\n');
+  return `context-graph ${VERSION}: an MCP memory server\n\nUsage: context-graph <command> [options]\n\nCommands:\n${cmds}\n\nOptions (flag / environment variable):\n${configHelp()}\n\nRun 'context-graph <command> --help' for a command's usage.\n`;
+}
+
+async function main(argv: string[]): Promise<number> {
+  const [name, ...rest] = argv;
+  if (!name || name === '--help' || name === '-h' || name === 'help') {
+    process.stdout.write(mainHelp());
+    return name ? 0 : 1;
+  }
+  if (name === '--version') {
+    process.stdout.write(`${VERSION}\n`);
+    return 0;
+  }
+  const command = COMMANDS[name];
+  if (!command) {
+    process.stderr.write(`context-graph: unknown command "${name}"\n\n${mainHelp()}`);
+    return 2;
+  }
+  if (rest.includes('--help') || rest.includes('-h')) {
+    // Help goes to stderr for stdio so that stdout stays JSON-RPC only even when misused.
+    (name === 'stdio' ? process.stderr : process.stdout).write(`Usage: ${command.usage}\n\n${command.summary}\n\nOptions (flag / environment variable):\n${configHelp()}\n`);
+    return 0;
+  }
+  let config: Config;
+  let args: string[];
+  try {
+    const { values, rest: remaining } = splitConfigFlags(rest);
+    config = loadConfig(process.env, values);
+    args = remaining;
+  } catch (err) {
+    if (err instanceof ConfigError) {
+      process.stderr.write(`context-graph: ${err.message}\n`);
+      return 2;
+    }
+    throw err;
+  }
+  const logger = createLogger(config.logLevel);
+  return command.run(config, args, logger);
+}
+
+/** Takes the data directory in embedded mode; returns null when another live process has it. */
+async function lockDataDir(config: Config, mode: 'serve' | 'stdio'): Promise<{ lock: DirLock | null; heldMessage?: string; heldUrl?: string | undefined }> {
+  if (config.databaseUrl) return { lock: null };
+  const result = await acquireDirLock(config.dataDir, { mode });
+  if ('heldBy' in result) return { lock: null, heldMessage: describeHolder(config.dataDir, result.heldBy), heldUrl: result.heldBy.url };
+  return { lock: result };
+}
+
+function onShutdownSignal(handler: () => Promise<void>): void {
+  let stopping = false;
+  for (const signal of ['SIGINT', 'SIGTERM'] as const) {
+    process.on(signal, () => {
+      if (stopping) process.exit(1);
+      stopping = true;
+      void handler().then(() => process.exit(0), () => process.exit(1));
+    });
+  }
+}
+
+async function serve(config: Config, _args: string[], logger: Logger): Promise<number> {
+  const { lock, heldMessage } = await lockDataDir(config, 'serve');
+  if (heldMessage) {
+    process.stderr.write(`context-graph: ${heldMessage}\n`);
+    return 1;
+  }
+  let app: App | null = null;
+  let http: HttpFrontEnd | null = null;
+  try {
+    app = await createApp(config, logger);
+    http = await startHttp(app, { host: config.host, port: config.port });
+    await lock?.update({ mode: 'serve', url: http.mcpUrl });
+    // One machine-readable line on stderr, for scripts and tests that start the server.
+    process.stderr.write(`context-graph: listening on ${http.mcpUrl}\n`);
+  } catch (err) {
+    await http?.close();
+    await app?.close();
+    await lock?.release();
+    throw err;
+  }
+  onShutdownSignal(async () => {
+    await http!.close();
+    await app!.close();
+    await lock?.release();
+  });
+  await new Promise(() => {});
+  return 0;
+}
+
+async function stdio(config: Config, _args: string[], logger: Logger): Promise<number> {
+  const { lock, heldMessage, heldUrl } = await lockDataDir(config, 'stdio');
+  if (heldMessage) {
+    if (!heldUrl) {
+      process.stderr.write(`context-graph: ${heldMessage}\n`);
+      return 1;
+    }
+    await forwardStdio(heldUrl, logger);
+    return 0;
+  }
+  const app = await createApp(config, logger);
+  // In embedded mode the owner also listens on a loopback port, so that later stdio processes
+  // on this data directory relay to it instead of being turned away.
+  const http = lock ? await startHttp(app, { host: '127.0.0.1', port: 0 }) : null;
+  if (http) await lock!.update({ mode: 'stdio', url: http.mcpUrl });
+  const shutdown = async () => {
+    await http?.close();
+    await app.close();
+    await lock?.release();
+  };
+  onShutdownSignal(shutdown);
+  await serveStdio(app);
+  // Relayed clients keep the memory open after our own client leaves.
+  while (http && http.sessionCount() > 0) await sleep(500);
+  await shutdown();
+  return 0;
+}
+
+async function worker(config: Config, args: string[], logger: Logger): Promise<number> {
+  if (!config.databaseUrl || !config.redisUrl) {
+    process.stderr.write('context-graph: worker needs DATABASE_URL and REDIS_URL (in embedded mode the server embeds in process)\n');
+    return 2;
+  }
+  const i = args.indexOf('--concurrency');
+  const concurrency = i >= 0 ? Number(args[i + 1]) : 4;
+  if (!Number.isInteger(concurrency) || concurrency < 1 || concurrency > 64) {
+    process.stderr.write('context-graph: --concurrency must be an integer from 1 to 64\n');
+    return 2;
+  }
+  const running = await runWorker(config, logger, { concurrency });
+  onShutdownSignal(() => running.close());
+  await new Promise(() => {});
+  return 0;
+}
+
+async function models(config: Config, args: string[], logger: Logger): Promise<number> {
+  const [sub, name] = args;
+  if (sub === 'list' || sub === undefined) {
+    for (const m of listModels()) process.stdout.write(`${m.name}\t${m.description}\n`);
+    return 0;
+  }
+  if (sub === 'status') {
+    if (!config.modelDir) {
+      process.stdout.write('No CONTEXT_GRAPH_MODEL_DIR set: E1 uses the model-free encoder.\n');
+      return 0;
+    }
+    process.stdout.write(JSON.stringify(await modelStatus(config.modelDir), null, 2) + '\n');
+    return 0;
+  }
+  if (sub === 'pull' && name) {
+    const target = config.modelDir ?? `${config.dataDir}/models`;
+    const result = await pullModel(name, target, {
+      onProgress: (p) => logger.info(p, 'download'),
+    });
+    process.stdout.write(`Model ready in ${result.dir}\nSet CONTEXT_GRAPH_MODEL_DIR=${result.dir} to use it.\n`);
+    return 0;
+  }
+  process.stderr.write(`Usage: ${COMMANDS.models!.usage}\n`);
+  return 2;
+}
+
+main(process.argv.slice(2)).then(
+  (code) => {
+    process.exitCode = code;
+  },
+  (err: unknown) => {
+    // Start-up failures: one readable line; the stack only at debug level.
+    process.stderr.write(`context-graph: ${err instanceof Error ? err.message : String(err)}\n`);
+    if (process.env.LOG_LEVEL === 'debug' || process.env.LOG_LEVEL === 'trace') console.error(err);
+    process.exit(1);
+  },
+);

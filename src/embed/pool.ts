@@ -1,0 +1,118 @@
+import { availableParallelism } from 'node:os';
+import { resolve } from 'node:path';
+import { Piscina } from 'piscina';
+import type { Logger } from '../log.js';
+import { workerFile } from '../paths.js';
+import type { Embedder } from './embedder.js';
+import { spaceInfo } from './spaces.js';
+import type { EncoderInfo, SpaceId } from './types.js';
+
+/** How a worker builds E1; the same in every worker, so vectors never depend on the thread. */
+export type E1Config =
+  | { provider: 'model-free' }
+  | { provider: 'onnx'; modelDir: string; maxLength?: number; modelId?: string };
+
+export type EmbedWorkerTask =
+  | { op: 'info'; e1: E1Config }
+  | { op: 'embed'; e1: E1Config; texts: string[]; spaces: SpaceId[] };
+
+/** `info` answers EncoderInfo[]; `embed` one vector list per requested space. */
+export type EmbedWorkerResult = EncoderInfo[] | Partial<Record<SpaceId, Float32Array[]>>;
+
+export interface CreateEmbedderOptions {
+  /** Folder with model.onnx + tokenizer.json; unset means the model-free E1 encoder. */
+  modelDir?: string | undefined;
+  /** Worker threads; default: all cores but one, at least one. */
+  threads?: number;
+  logger: Logger;
+  /** Token limit of the ONNX encoder, [CLS] and [SEP] included (default 256). */
+  maxLength?: number;
+}
+
+export interface EmbedderHealth {
+  e1Provider: EncoderInfo['provider'];
+  modelDir: string | null;
+  threads: number;
+  encoders: EncoderInfo[];
+}
+
+export interface PoolEmbedder extends Embedder {
+  health(): EmbedderHealth;
+}
+
+// Texts per worker task: enough to amortise the ~50 µs round trip, small enough to spread a
+// backlog batch over all threads.
+const MAX_TEXTS_PER_TASK = 64;
+
+/**
+ * Starts the embedding worker pool. Async because one worker builds the encoders before this
+ * resolves: that learns dim and model id without loading the model into the main thread (an
+ * ONNX model can be hundreds of MB), makes a bad CONTEXT_GRAPH_MODEL_DIR fail at start-up
+ * rather than at the first write, and lets every other worker reuse the model id instead of
+ * hashing the model file again. `encoders()` then answers from that cached list.
+ */
+export async function createEmbedder(opts: CreateEmbedderOptions): Promise<PoolEmbedder> {
+  const threads = Math.max(1, Math.floor(opts.threads ?? availableParallelism() - 1));
+  const modelDir = opts.modelDir ? resolve(opts.modelDir) : null;
+  let e1: E1Config = modelDir
+    ? { provider: 'onnx', modelDir, ...(opts.maxLength !== undefined ? { maxLength: opts.maxLength } : {}) }
+    : { provider: 'model-free' };
+
+  const pool = new Piscina<EmbedWorkerTask, EmbedWorkerResult>({
+    filename: workerFile('embed'),
+    minThreads: 1,
+    maxThreads: threads,
+    // A respawned worker reloads the ONNX session: keep idle ones around for a while.
+    idleTimeout: 60_000,
+  });
+
+  let encoders: EncoderInfo[];
+  try {
+    encoders = (await pool.run({ op: 'info', e1 })) as EncoderInfo[];
+  } catch (err) {
+    await pool.destroy().catch(() => {});
+    throw err;
+  }
+  const e1Info = encoders.find((e) => e.space === 'E1');
+  if (e1.provider === 'onnx' && e1Info) e1 = { ...e1, modelId: e1Info.modelId };
+  const enabled = new Set(encoders.map((e) => e.space));
+  const e1Provider = e1Info?.provider ?? 'model-free';
+  opts.logger.info({ threads, e1: e1Info, encoders: encoders.map((e) => `${e.space}:${e.modelId}`) }, 'embedding pool ready');
+
+  let closed = false;
+  return {
+    encoders: () => encoders.map((e) => ({ ...e })),
+
+    async embed(texts, spaces) {
+      if (closed) throw new Error('embedder is closed');
+      const wanted = spaces ? [...new Set(spaces)] : encoders.map((e) => e.space);
+      for (const space of wanted) {
+        if (!enabled.has(space)) {
+          const info = spaceInfo(space);
+          throw new Error(`space ${space} (${info.name}) has no enabled encoder (status: ${info.status}); enabled: ${[...enabled].join(', ')}`);
+        }
+      }
+      const out = new Map<SpaceId, Float32Array[]>(wanted.map((s) => [s, []]));
+      if (texts.length === 0 || wanted.length === 0) return out;
+
+      const perTask = Math.min(MAX_TEXTS_PER_TASK, Math.ceil(texts.length / threads));
+      const tasks: Array<Promise<EmbedWorkerResult>> = [];
+      for (let i = 0; i < texts.length; i += perTask) {
+        tasks.push(pool.run({ op: 'embed', e1, texts: texts.slice(i, i + perTask), spaces: wanted }));
+      }
+      for (const result of await Promise.all(tasks)) {
+        const bySpace = result as Partial<Record<SpaceId, Float32Array[]>>;
+        for (const space of wanted) out.get(space)!.push(...bySpace[space]!);
+      }
+      return out;
+    },
+
+    health: () => ({ e1Provider, modelDir, threads, encoders: encoders.map((e) => ({ ...e })) }),
+
+    async close() {
+      if (closed) return;
+      closed = true;
+      await pool.destroy();
+    },
+  };
+}

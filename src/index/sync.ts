@@ -1,0 +1,113 @@
+import type { SpaceId } from '../embed/types.js';
+import type { Logger } from '../log.js';
+import type { Db } from '../store/db.js';
+import { EMBEDDINGS_CHANNEL, fromBytes, readFeed } from '../store/embeddings-repo.js';
+import type { SpaceIndexSpec, VectorIndexes } from './vector-index.js';
+
+const BATCH = 2_000;
+// LISTEN can miss a notification across a reconnect; a slow poll catches up regardless.
+const POLL_MS = 1_000;
+
+/**
+ * Keeps this process's index replicas current from the embeddings feed. Every front end runs
+ * one; the feed is the single source of truth, so replicas in N processes converge.
+ */
+export class IndexSync {
+  private lastSeq = 0;
+  private pulling: Promise<number> | null = null;
+  private next: Promise<number> | null = null;
+  private timer: NodeJS.Timeout | null = null;
+  private unlisten: (() => Promise<void>) | null = null;
+  private readonly specs: Map<string, SpaceIndexSpec>;
+
+  constructor(
+    private readonly db: Db,
+    private readonly indexes: VectorIndexes,
+    specs: readonly SpaceIndexSpec[],
+    private readonly logger: Logger,
+  ) {
+    this.specs = new Map(specs.map((s) => [s.space, s]));
+  }
+
+  get position(): number {
+    return this.lastSeq;
+  }
+
+  /** Starts from a snapshot position (0 replays the whole feed) and follows the feed. */
+  async start(fromSeq: number): Promise<void> {
+    this.lastSeq = fromSeq;
+    await this.pull();
+    this.unlisten = await this.db.listen(EMBEDDINGS_CHANNEL, () => void this.pull().catch(() => {}));
+    this.timer = setInterval(() => void this.pull().catch(() => {}), POLL_MS);
+    this.timer.unref();
+  }
+
+  /**
+   * Applies everything in the feed up to now. Concurrent callers share one run, and a call that
+   * arrives during a run causes one more run, so a caller always sees writes committed before it called.
+   */
+  pull(): Promise<number> {
+    if (!this.pulling) {
+      this.pulling = this.drain().finally(() => {
+        this.pulling = null;
+      });
+      return this.pulling;
+    }
+    // A run is under way and may have read the feed before this caller's write: queue exactly
+    // one follow-up run that every caller arriving now shares.
+    this.next ??= this.pulling
+      .catch(() => 0)
+      .then(() => {
+        this.next = null;
+        return this.pull();
+      });
+    return this.next;
+  }
+
+  private async drain(): Promise<number> {
+    let applied = 0;
+    for (;;) {
+      const rows = await readFeed(this.db, this.lastSeq, BATCH);
+      if (rows.length === 0) break;
+      applied += await this.apply(rows);
+      this.lastSeq = rows[rows.length - 1]!.feed_seq;
+      if (rows.length < BATCH) break;
+    }
+    return applied;
+  }
+
+  private async apply(rows: Awaited<ReturnType<typeof readFeed>>): Promise<number> {
+    const upserts = new Map<string, { keys: number[]; vectors: Float32Array[] }>();
+    const removals = new Map<string, number[]>();
+    for (const row of rows) {
+      const spec = this.specs.get(row.space);
+      if (!spec) continue;
+      // A vector from another model (or a removal) takes the key out of this model's index.
+      if (row.vector === null || row.model_id !== spec.modelId || row.dim !== spec.dim) {
+        push(removals, row.space, row.node_nid);
+        continue;
+      }
+      const batch = upserts.get(row.space) ?? { keys: [], vectors: [] };
+      batch.keys.push(row.node_nid);
+      batch.vectors.push(fromBytes(row.vector));
+      upserts.set(row.space, batch);
+    }
+    for (const [space, keys] of removals) await this.indexes.remove(space as SpaceId, keys);
+    for (const [space, b] of upserts) await this.indexes.upsert(space as SpaceId, b.keys, b.vectors);
+    return rows.length;
+  }
+
+  async stop(): Promise<void> {
+    if (this.timer) clearInterval(this.timer);
+    this.timer = null;
+    await this.unlisten?.().catch((err) => this.logger.debug({ err }, 'unlisten failed'));
+    this.unlisten = null;
+    await this.pulling?.catch(() => {});
+  }
+}
+
+function push<K, V>(m: Map<K, V[]>, k: K, v: V): void {
+  const list = m.get(k);
+  if (list) list.push(v);
+  else m.set(k, [v]);
+}

@@ -1,0 +1,105 @@
+import { Piscina } from 'piscina';
+import type { SpaceId } from '../embed/types.js';
+import type { Logger } from '../log.js';
+import { workerFile } from '../paths.js';
+import type { IndexOp, IndexResults, IndexTask } from './protocol.js';
+import type { SpaceIndexSpec, VectorHit, VectorIndexes } from './vector-index.js';
+
+/** Below this, cloning a buffer beats transferring it (stack-notes §3: 384 floats clone faster). */
+const TRANSFER_MIN_BYTES = 100 * 1024;
+
+/**
+ * The indexes are state inside one worker thread, so the pool is exactly one thread that
+ * never idles out, and Piscina's FIFO queue serialises every call: an upsert is visible to the
+ * search sent after it.
+ *
+ * No AbortSignal on these tasks: Piscina aborts a running task by terminating its thread,
+ * which would throw away every index.
+ */
+export function createVectorIndexes(opts: { logger?: Logger } = {}): VectorIndexes {
+  const logger = opts.logger;
+  const pool = new Piscina({
+    filename: workerFile('index'),
+    minThreads: 1,
+    maxThreads: 1,
+    idleTimeout: Infinity,
+    // USearch is native: resource limits on the V8 heap do not bound it, so none are set.
+  });
+  pool.on('error', (err: unknown) => {
+    // Piscina replaces a crashed thread with a fresh one, whose indexes are empty.
+    logger?.error({ err }, 'vector index thread crashed; its indexes are lost until rebuilt');
+  });
+  let closed = false;
+
+  function run<K extends IndexOp>(task: Extract<IndexTask, { op: K }>, transfer?: ArrayBuffer): Promise<IndexResults[K]> {
+    if (closed) return Promise.reject(new Error('the vector indexes are closed'));
+    if (transfer && transfer.byteLength > TRANSFER_MIN_BYTES) {
+      // A custom Transferable: Piscina unwraps it to the task and moves the buffer with it.
+      return pool.run(
+        Piscina.move({ [Piscina.transferableSymbol]: transfer, [Piscina.valueSymbol]: task } as never),
+      ) as Promise<IndexResults[K]>;
+    }
+    return pool.run(task) as Promise<IndexResults[K]>;
+  }
+
+  return {
+    async ensure(spec: SpaceIndexSpec) {
+      if (!Number.isInteger(spec.dim) || spec.dim < 1) throw new RangeError(`ensure ${spec.space}: dim must be a positive integer, got ${spec.dim}`);
+      await run({ op: 'ensure', spec: { space: spec.space, dim: spec.dim, modelId: spec.modelId } });
+    },
+
+    async upsert(space: SpaceId, keys: readonly number[], vectors: readonly Float32Array[]) {
+      if (keys.length !== vectors.length) {
+        throw new RangeError(`upsert into ${space}: ${keys.length} keys but ${vectors.length} vectors`);
+      }
+      if (keys.length === 0) return;
+      checkKeys(keys);
+      const dim = vectors[0]!.length;
+      // One buffer for the whole batch: one message, and USearch adds it in a single call.
+      const flat = new Float32Array(keys.length * dim);
+      vectors.forEach((v, i) => {
+        if (v.length !== dim) throw new RangeError(`upsert into ${space}: vector ${i} has ${v.length} dimensions, vector 0 has ${dim}`);
+        flat.set(v, i * dim);
+      });
+      await run({ op: 'upsert', space, keys: [...keys], vectors: flat }, flat.buffer);
+    },
+
+    async remove(space: SpaceId, keys: readonly number[]) {
+      if (keys.length === 0) return;
+      checkKeys(keys);
+      await run({ op: 'remove', space, keys: [...keys] });
+    },
+
+    search(space: SpaceId, query: Float32Array, k: number): Promise<VectorHit[]> {
+      return run({ op: 'search', space, query, k });
+    },
+
+    sizes() {
+      return run({ op: 'sizes' });
+    },
+
+    async saveSnapshot(dir: string, feedSeq: number) {
+      await run({ op: 'save', dir, feedSeq });
+      logger?.info({ dir, feedSeq }, 'vector index snapshot saved');
+    },
+
+    async loadSnapshot(dir: string, specs: readonly SpaceIndexSpec[]) {
+      const result = await run({ op: 'load', dir, specs: specs.map((s) => ({ space: s.space, dim: s.dim, modelId: s.modelId })) });
+      logger?.info(result, 'vector index snapshot loaded');
+      return result.feedSeq;
+    },
+
+    async close() {
+      if (closed) return;
+      await run({ op: 'close' }).catch((err) => logger?.warn({ err }, 'vector index close failed'));
+      closed = true;
+      await pool.close();
+    },
+  };
+}
+
+function checkKeys(keys: readonly number[]): void {
+  for (const key of keys) {
+    if (!Number.isSafeInteger(key) || key < 0) throw new RangeError(`vector keys must be non-negative safe integers (nodes.nid), got ${key}`);
+  }
+}

@@ -1,0 +1,331 @@
+import type { EventEmitter } from 'node:events';
+import { Queue, QueueEvents, UnrecoverableError, Worker, type Job, type JobsOptions } from 'bullmq';
+import { Redis } from 'ioredis';
+import { AppError } from '../errors.js';
+import { createLogger, type Logger } from '../log.js';
+import {
+  JobTimeoutError,
+  type EnqueueOptions,
+  type JobContext,
+  type JobHandle,
+  type JobHandler,
+  type JobProgress,
+  type JobQueue,
+} from './queue.js';
+
+export interface BullmqQueueOptions {
+  /** BullMQ queue name; one queue carries every job type (job name = type). */
+  name?: string;
+  /** Redis key prefix; tests use a fresh one so parallel runs do not collide. */
+  prefix?: string;
+  logger?: Logger;
+  /** First retry delay in ms for exponential back-off. */
+  backoffMs?: number;
+}
+
+/**
+ * Redis is unreachable, so the job was not enqueued. Retryable: the caller (a tool call) can
+ * try again once Redis is back. An AppError so the MCP layer maps it to QUEUE_UNAVAILABLE.
+ */
+export class QueueUnavailableError extends AppError {
+  override name = 'QueueUnavailableError';
+  constructor(message: string, options?: { cause?: unknown }) {
+    super('QUEUE_UNAVAILABLE', message, undefined, options);
+  }
+}
+
+const DEFAULT_NAME = 'context-graph';
+const DEFAULT_PREFIX = 'bull';
+const DEFAULT_ATTEMPTS = 3;
+const DEFAULT_BACKOFF_MS = 1000;
+/** How long an enqueue waits for the very first connection before calling Redis unavailable. */
+const FIRST_CONNECT_WAIT_MS = 2000;
+/** At most one Redis error line per source in this window; the rest are counted. */
+const ERROR_LOG_INTERVAL_MS = 10_000;
+
+// Finished jobs stay a while so an operator can look at them, but never pile up without bound.
+const REMOVE_ON_COMPLETE = { count: 1000, age: 24 * 3600 };
+const REMOVE_ON_FAIL = { count: 5000, age: 7 * 24 * 3600 };
+
+/**
+ * The distributed queue. Three kinds of Redis connection, each set up for its role:
+ * - the producer (enqueue, counts, state look-ups) has the offline queue off, so a tool call
+ *   fails at once with QueueUnavailableError instead of hanging while Redis is down;
+ * - the Worker (created by `consume`) retries forever (`maxRetriesPerRequest: null`, which
+ *   BullMQ requires for its blocking commands), so consumers ride out outages;
+ * - one shared QueueEvents, created at the first enqueue, feeds `finished()` and `onProgress`.
+ */
+export function createBullmqQueue(redisUrl: string, opts: BullmqQueueOptions = {}): JobQueue {
+  const name = opts.name ?? DEFAULT_NAME;
+  const prefix = opts.prefix ?? DEFAULT_PREFIX;
+  const logger = opts.logger ?? createLogger();
+  const backoffMs = opts.backoffMs ?? DEFAULT_BACKOFF_MS;
+  const logRedisError = rateLimitedErrorLog(logger, { queue: name, prefix });
+
+  const producer = new Redis(redisUrl, {
+    enableOfflineQueue: false,
+    maxRetriesPerRequest: 1,
+    connectTimeout: FIRST_CONNECT_WAIT_MS,
+  });
+  let producerEverReady = false;
+  producer.on('ready', () => (producerEverReady = true));
+  producer.on('error', (err) => logRedisError('producer', err));
+  // A shared client: Queue.close() leaves it open, close() below quits it.
+  const queue = new Queue(name, { connection: producer, prefix });
+  // The Queue re-emits the producer's errors: same source, so one outage logs one line.
+  queue.on('error', (err) => logRedisError('producer', err));
+
+  const workerConnection = { url: redisUrl, maxRetriesPerRequest: null };
+  let events: Promise<QueueEvents> | undefined;
+  let worker: Worker | undefined;
+  const abort = new AbortController();
+  /** Settles pending finished() waiters when the queue closes. */
+  const waiters = new Set<(err: Error) => void>();
+  let closed = false;
+
+  async function producerReady(): Promise<void> {
+    if (closed) throw new Error('the job queue is closed');
+    if (producer.status === 'ready') return;
+    // Only the first connection gets a grace period; afterwards "not ready" means Redis is down.
+    if (!producerEverReady && ['wait', 'connecting', 'connect'].includes(producer.status)) {
+      try {
+        await waitForReady(producer, FIRST_CONNECT_WAIT_MS);
+        return;
+      } catch (err) {
+        throw unavailable(err);
+      }
+    }
+    throw unavailable(undefined);
+  }
+
+  function unavailable(cause: unknown): QueueUnavailableError {
+    return new QueueUnavailableError(`the job queue (Redis) is unavailable: connection ${producer.status}`, { cause });
+  }
+
+  /** Runs a producer command; connection failures become QueueUnavailableError. */
+  async function produce<T>(fn: () => Promise<T>): Promise<T> {
+    await producerReady();
+    try {
+      return await fn();
+    } catch (err) {
+      if (producer.status !== 'ready' || isConnectionError(err)) throw unavailable(err);
+      throw err;
+    }
+  }
+
+  /**
+   * The QueueEvents reader starts at the events-stream position read just before it is made,
+   * not at '$' (the position when its first XREAD runs): the job added next cannot slip its
+   * events into the gap before the reader is listening.
+   */
+  function queueEvents(): Promise<QueueEvents> {
+    if (events) return events;
+    const created = (async () => {
+      const last = await producer.xrevrange(queue.keys.events!, '+', '-', 'COUNT', 1);
+      const qe = new QueueEvents(name, {
+        connection: { ...workerConnection },
+        prefix,
+        lastEventId: last[0]?.[0] ?? '0-0',
+      });
+      qe.on('error', (err) => logRedisError('events', err));
+      // One listener pair per waiting finished() and per onProgress: many at once is normal.
+      qe.setMaxListeners(0);
+      return qe;
+    })();
+    events = created;
+    // A failed start (Redis down) is retried by the next enqueue.
+    created.catch(() => {
+      if (events === created) events = undefined;
+    });
+    return created;
+  }
+
+  function handleOf(id: string, qe: QueueEvents): JobHandle {
+    // QueueEvents also emits `<event>:<jobId>`; its typings list only the plain names.
+    const bus = qe as unknown as EventEmitter;
+    return {
+      id,
+      finished: (timeoutMs) => finished(id, bus, timeoutMs),
+      onProgress(listener) {
+        const onEvent = (args: { data: JobProgress }) => listener(args.data);
+        bus.on(`progress:${id}`, onEvent);
+        return () => void bus.off(`progress:${id}`, onEvent);
+      },
+    };
+  }
+
+  function finished(id: string, bus: EventEmitter, timeoutMs: number | undefined): Promise<unknown> {
+    return new Promise((resolve, reject) => {
+      let timer: NodeJS.Timeout | undefined;
+      const cleanup = () => {
+        if (timer) clearTimeout(timer);
+        bus.off(`completed:${id}`, onCompleted);
+        bus.off(`failed:${id}`, onFailed);
+        waiters.delete(onClose);
+      };
+      const onCompleted = (args: { returnvalue: unknown }) => {
+        cleanup();
+        resolve(args.returnvalue);
+      };
+      const onFailed = (args: { failedReason: string }) => {
+        cleanup();
+        reject(new Error(args.failedReason));
+      };
+      const onClose = (err: Error) => {
+        cleanup();
+        reject(err);
+      };
+      // BullMQ emits `failed` only once attempts are exhausted, so one event settles the wait.
+      bus.on(`completed:${id}`, onCompleted);
+      bus.on(`failed:${id}`, onFailed);
+      waiters.add(onClose);
+      if (timeoutMs !== undefined) {
+        timer = setTimeout(() => {
+          cleanup();
+          reject(new JobTimeoutError(`job ${id} did not finish within ${timeoutMs} ms`));
+        }, timeoutMs);
+      }
+      // The job may have finished before the listeners above were attached.
+      void (async () => {
+        try {
+          // State first, record second: a record read while the job runs has no result yet.
+          const state = await produce(() => queue.getJobState(id));
+          if (state !== 'completed' && state !== 'failed' && state !== 'unknown') return;
+          const job = await produce(() => queue.getJob(id));
+          if (!job) return onFailed({ failedReason: `job ${id} no longer exists` });
+          if (state === 'completed') onCompleted({ returnvalue: job.returnvalue ?? null });
+          else onFailed({ failedReason: job.failedReason });
+        } catch (err) {
+          onClose(err as Error);
+        }
+      })();
+    });
+  }
+
+  return {
+    backend: 'bullmq',
+
+    async enqueue(type: string, payload: unknown, options: EnqueueOptions = {}): Promise<JobHandle> {
+      const qe = await produce(queueEvents);
+      const jobOpts: JobsOptions = {
+        attempts: options.attempts ?? DEFAULT_ATTEMPTS,
+        backoff: { type: 'exponential', delay: backoffMs },
+        removeOnComplete: REMOVE_ON_COMPLETE,
+        removeOnFail: REMOVE_ON_FAIL,
+      };
+      // Deduplication rather than a fixed BullMQ job id: its key lives only while the job waits
+      // or runs, which is the contract. A fixed id would also block re-running a finished job
+      // for as long as its record is kept.
+      if (options.jobId !== undefined) jobOpts.deduplication = { id: options.jobId };
+      const job = await produce(() => queue.add(type, payload ?? null, jobOpts));
+      return handleOf(job.id!, qe);
+    },
+
+    async consume(handlers: Record<string, JobHandler>, options: { concurrency?: number } = {}): Promise<void> {
+      if (closed) throw new Error('the job queue is closed');
+      if (worker) throw new Error('consume() was already called on this queue');
+      const table = new Map(Object.entries(handlers));
+      worker = new Worker(
+        name,
+        async (job: Job, _token?: string, signal?: AbortSignal) => {
+          const handler = table.get(job.name);
+          // Every consumer of the one queue must handle every type; a gap is a deployment bug.
+          if (!handler) throw new UnrecoverableError(`no handler for job type ${job.name} in this consumer`);
+          const ctx: JobContext = {
+            jobId: job.id!,
+            attempt: job.attemptsMade + 1,
+            signal: signal ? AbortSignal.any([abort.signal, signal]) : abort.signal,
+            reportProgress: (progress) => job.updateProgress(progress),
+          };
+          try {
+            return await handler(job.data, ctx);
+          } catch (err) {
+            // By name, not instanceof: the error may come from a worker thread without its prototype.
+            if (err instanceof Error && err.name === 'UnrecoverableJobError') {
+              throw new UnrecoverableError(err.message);
+            }
+            throw err;
+          }
+        },
+        { connection: { ...workerConnection }, prefix, concurrency: options.concurrency ?? 1 },
+      );
+      worker.on('error', (err) => logRedisError('worker', err));
+      worker.on('failed', (job, err) =>
+        logger.warn({ err, jobId: job?.id, type: job?.name, attempt: job?.attemptsMade }, 'job attempt failed'),
+      );
+    },
+
+    async counts() {
+      const c = await produce(() => queue.getJobCounts('wait', 'prioritized', 'delayed', 'active', 'failed'));
+      return {
+        // Delayed jobs are retries waiting out their back-off: still work to do.
+        waiting: (c.wait ?? 0) + (c.prioritized ?? 0) + (c.delayed ?? 0),
+        active: c.active ?? 0,
+        failed: c.failed ?? 0,
+      };
+    },
+
+    async close(): Promise<void> {
+      if (closed) return;
+      closed = true;
+      abort.abort(new Error('the job queue is closing'));
+      // The worker first: it waits for running jobs, which still report progress and finish.
+      await worker?.close();
+      const closing = new Error('the job queue closed');
+      for (const settle of [...waiters]) settle(closing);
+      const qe = await events?.catch(() => undefined);
+      await qe?.close();
+      await queue.close();
+      if (producer.status === 'ready') await producer.quit().catch(() => producer.disconnect());
+      else producer.disconnect();
+    },
+  };
+}
+
+function waitForReady(client: Redis, timeoutMs: number): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const done = (err?: Error) => {
+      clearTimeout(timer);
+      client.off('ready', onReady);
+      client.off('error', onError);
+      client.off('end', onEnd);
+      if (err) reject(err);
+      else resolve();
+    };
+    const onReady = () => done();
+    const onError = (err: Error) => done(err);
+    const onEnd = () => done(new Error('connection ended'));
+    const timer = setTimeout(() => done(new Error(`no connection within ${timeoutMs} ms`)), timeoutMs);
+    client.on('ready', onReady);
+    client.on('error', onError);
+    client.on('end', onEnd);
+  });
+}
+
+function isConnectionError(err: unknown): boolean {
+  if (!(err instanceof Error)) return false;
+  const code = (err as NodeJS.ErrnoException).code;
+  return (
+    (code !== undefined && /^(ECONNREFUSED|ECONNRESET|EPIPE|ETIMEDOUT|ENOTFOUND|EHOSTUNREACH)$/.test(code)) ||
+    /Stream isn't writeable|Connection is closed|MaxRetriesPerRequestError|Reached the max retries/i.test(err.message) ||
+    err.name === 'MaxRetriesPerRequestError'
+  );
+}
+
+/** Redis outages produce an error every retry; one line per source per interval is enough. */
+function rateLimitedErrorLog(logger: Logger, base: Record<string, unknown>) {
+  const last = new Map<string, { at: number; suppressed: number }>();
+  return (source: string, err: unknown) => {
+    const now = Date.now();
+    const entry = last.get(source);
+    if (entry && now - entry.at < ERROR_LOG_INTERVAL_MS) {
+      entry.suppressed++;
+      return;
+    }
+    logger.warn(
+      { ...base, source, err, suppressed: entry?.suppressed ?? 0 },
+      'job queue: Redis connection error',
+    );
+    last.set(source, { at: now, suppressed: 0 });
+  };
+}

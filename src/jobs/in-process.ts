@@ -1,0 +1,265 @@
+import { randomUUID } from 'node:crypto';
+import type { Logger } from '../log.js';
+import {
+  JobTimeoutError,
+  type EnqueueOptions,
+  type JobContext,
+  type JobHandle,
+  type JobHandler,
+  type JobProgress,
+  type JobQueue,
+} from './queue.js';
+
+export interface InProcessQueueOptions {
+  /** Jobs run at once when `consume()` gives no concurrency. Default 1, as a BullMQ Worker. */
+  concurrency?: number;
+  logger?: Logger;
+  /** First retry delay in ms; attempt n waits base × 2^(n−1). Tests set it low. */
+  backoffMs?: number;
+}
+
+const DEFAULT_ATTEMPTS = 3;
+const DEFAULT_BACKOFF_MS = 50;
+
+type JobState = 'waiting' | 'delayed' | 'active';
+
+interface Job {
+  readonly id: string;
+  readonly type: string;
+  readonly payload: unknown;
+  readonly attempts: number;
+  /** Enqueue order, so jobs of different types still run first in, first out. */
+  readonly seq: number;
+  attempt: number;
+  state: JobState;
+  retryTimer: NodeJS.Timeout | undefined;
+  readonly progressListeners: Set<(progress: JobProgress) => void>;
+  readonly done: Promise<unknown>;
+  resolve(value: unknown): void;
+  reject(err: unknown): void;
+}
+
+/**
+ * The embedded-mode queue: jobs live in memory and run in this process. Nothing survives a
+ * restart, which is fine because embedded callers rebuild derived state from the database
+ * (at-least-once, idempotent handlers, as on BullMQ).
+ *
+ * Payloads and results go through a JSON round trip so a handler that works here also works on
+ * BullMQ, where both cross Redis as JSON.
+ */
+export function createInProcessQueue(opts: InProcessQueueOptions = {}): JobQueue {
+  const logger = opts.logger;
+  const backoffMs = opts.backoffMs ?? DEFAULT_BACKOFF_MS;
+  let concurrency = positiveInt(opts.concurrency ?? 1, 'concurrency');
+
+  const handlers = new Map<string, JobHandler>();
+  /** Runnable jobs per type, each in enqueue order. */
+  const ready = new Map<string, Job[]>();
+  /** Waiting, delayed and active jobs by id: the dedupe window of the contract. */
+  const live = new Map<string, Job>();
+  const running = new Set<Promise<void>>();
+  const abort = new AbortController();
+  let seq = 0;
+  let active = 0;
+  let failed = 0;
+  let closed = false;
+  let consuming = false;
+
+  function handleOf(job: Job): JobHandle {
+    return {
+      id: job.id,
+      finished: (timeoutMs) => withTimeout(job.done, timeoutMs, job.id),
+      onProgress(listener) {
+        job.progressListeners.add(listener);
+        return () => job.progressListeners.delete(listener);
+      },
+    };
+  }
+
+  function makeReady(job: Job): void {
+    job.state = 'waiting';
+    let list = ready.get(job.type);
+    if (!list) ready.set(job.type, (list = []));
+    // Retried jobs keep their seq, so they go back near the front rather than behind newer work.
+    const at = list.findIndex((j) => j.seq > job.seq);
+    if (at === -1) list.push(job);
+    else list.splice(at, 0, job);
+  }
+
+  /** The oldest runnable job among the types this process has handlers for. */
+  function takeNext(): Job | undefined {
+    let best: Job[] | undefined;
+    for (const [type, list] of ready) {
+      if (list.length === 0 || !handlers.has(type)) continue;
+      if (!best || list[0]!.seq < best[0]!.seq) best = list;
+    }
+    return best?.shift();
+  }
+
+  function pump(): void {
+    while (!closed && active < concurrency) {
+      const job = takeNext();
+      if (!job) return;
+      active++;
+      const run = runOnce(job).finally(() => {
+        active--;
+        running.delete(run);
+        pump();
+      });
+      running.add(run);
+    }
+  }
+
+  async function runOnce(job: Job): Promise<void> {
+    job.state = 'active';
+    job.attempt++;
+    const handler = handlers.get(job.type)!;
+    const ctx: JobContext = {
+      jobId: job.id,
+      attempt: job.attempt,
+      signal: abort.signal,
+      async reportProgress(progress) {
+        for (const listener of job.progressListeners) {
+          try {
+            listener(progress);
+          } catch (err) {
+            logger?.warn({ err, jobId: job.id }, 'progress listener threw');
+          }
+        }
+      },
+    };
+    try {
+      const result = await handler(jsonCopy(job.payload), ctx);
+      settle(job);
+      job.resolve(jsonCopy(result));
+    } catch (err) {
+      // By name, not instanceof: the error may come back from a worker thread without its prototype.
+      const unrecoverable = err instanceof Error && err.name === 'UnrecoverableJobError';
+      if (unrecoverable || job.attempt >= job.attempts || closed) {
+        settle(job);
+        failed++;
+        logger?.warn({ err, jobId: job.id, type: job.type, attempt: job.attempt }, 'job failed');
+        job.reject(err);
+        return;
+      }
+      const delay = backoffMs * 2 ** (job.attempt - 1);
+      logger?.debug({ err, jobId: job.id, type: job.type, attempt: job.attempt, delay }, 'job attempt failed; retrying');
+      job.state = 'delayed';
+      job.retryTimer = setTimeout(() => {
+        job.retryTimer = undefined;
+        makeReady(job);
+        pump();
+      }, delay);
+    }
+  }
+
+  function settle(job: Job): void {
+    live.delete(job.id);
+    job.progressListeners.clear();
+  }
+
+  return {
+    backend: 'in-process',
+
+    async enqueue(type: string, payload: unknown, options: EnqueueOptions = {}): Promise<JobHandle> {
+      if (closed) throw new Error('the job queue is closed');
+      const id = options.jobId ?? randomUUID();
+      const existing = live.get(id);
+      if (existing) return handleOf(existing);
+      let resolve!: (value: unknown) => void;
+      let reject!: (err: unknown) => void;
+      const done = new Promise<unknown>((res, rej) => {
+        resolve = res;
+        reject = rej;
+      });
+      // Nobody may ever call finished(); a failure must not surface as an unhandled rejection.
+      done.catch(() => {});
+      const job: Job = {
+        id,
+        type,
+        payload: jsonCopy(payload),
+        attempts: positiveInt(options.attempts ?? DEFAULT_ATTEMPTS, 'attempts'),
+        seq: seq++,
+        attempt: 0,
+        state: 'waiting',
+        retryTimer: undefined,
+        progressListeners: new Set(),
+        done,
+        resolve,
+        reject,
+      };
+      live.set(id, job);
+      makeReady(job);
+      pump();
+      return handleOf(job);
+    },
+
+    async consume(newHandlers: Record<string, JobHandler>, options: { concurrency?: number } = {}): Promise<void> {
+      if (closed) throw new Error('the job queue is closed');
+      // As on BullMQ, where one Worker serves the whole queue: all handlers in one call.
+      if (consuming) throw new Error('consume() was already called on this queue');
+      consuming = true;
+      for (const [type, handler] of Object.entries(newHandlers)) handlers.set(type, handler);
+      if (options.concurrency !== undefined) concurrency = positiveInt(options.concurrency, 'concurrency');
+      pump();
+    },
+
+    async counts() {
+      let waiting = 0;
+      let running = 0;
+      for (const job of live.values()) {
+        if (job.state === 'active') running++;
+        else waiting++;
+      }
+      return { waiting, active: running, failed };
+    },
+
+    async close(): Promise<void> {
+      if (closed) {
+        await Promise.allSettled([...running]);
+        return;
+      }
+      closed = true;
+      abort.abort(new Error('the job queue is closing'));
+      // Jobs that have not started never will: fail them so their waiters are not left hanging.
+      for (const job of live.values()) {
+        if (job.state === 'active') continue;
+        if (job.retryTimer) clearTimeout(job.retryTimer);
+        settle(job);
+        job.reject(new Error(`the job queue closed before job ${job.id} ran`));
+      }
+      ready.clear();
+      await Promise.allSettled([...running]);
+    },
+  };
+}
+
+function withTimeout(done: Promise<unknown>, timeoutMs: number | undefined, jobId: string): Promise<unknown> {
+  if (timeoutMs === undefined) return done;
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(
+      () => reject(new JobTimeoutError(`job ${jobId} did not finish within ${timeoutMs} ms`)),
+      timeoutMs,
+    );
+    done.then(
+      (value) => {
+        clearTimeout(timer);
+        resolve(value);
+      },
+      (err) => {
+        clearTimeout(timer);
+        reject(err);
+      },
+    );
+  });
+}
+
+function jsonCopy(value: unknown): unknown {
+  // BullMQ stores `undefined` as no value at all and hands back null; match it.
+  return value === undefined ? null : JSON.parse(JSON.stringify(value));
+}
+
+function positiveInt(value: number, option: string): number {
+  if (!Number.isInteger(value) || value < 1) throw new RangeError(`${option} must be a positive integer, got ${value}`);
+  return value;
+}

@@ -1,0 +1,47 @@
+/**
+ * Weighted reciprocal-rank fusion (Cormack et al.): score(d) = Σ_i w_i / (k + rank_i(d)), rank
+ * 1-based. Ranks, not raw scores, are fused because lexical ranks and cosines live on
+ * different scales.
+ */
+export interface RankedSignal {
+  name: string;
+  weight: number;
+  /** Best first. `score` is the signal's own raw score, reported back untouched. */
+  hits: readonly { key: number; score: number }[];
+}
+
+export interface FusedHit {
+  key: number;
+  /** Fused score divided by its maximum (first in every signal), so it lies in (0, 1]. */
+  score: number;
+  signals: Record<string, { rank: number; score: number }>;
+}
+
+export const RRF_K = 60;
+
+export function fuseRanks(signals: readonly RankedSignal[], k: number = RRF_K): FusedHit[] {
+  const totalWeight = signals.reduce((sum, s) => sum + (s.weight > 0 ? s.weight : 0), 0);
+  const best = totalWeight / (k + 1);
+  const byKey = new Map<number, { raw: number; signals: FusedHit['signals'] }>();
+  // Summing in a fixed order keeps float results identical whatever order signals arrive in.
+  const ordered = [...signals].sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+  for (const signal of ordered) {
+    if (!(signal.weight > 0)) continue;
+    const seen = new Set<number>();
+    let rank = 0;
+    for (const hit of signal.hits) {
+      // A key listed twice by one signal counts once, at its best rank.
+      if (seen.has(hit.key)) continue;
+      seen.add(hit.key);
+      rank++;
+      const entry = byKey.get(hit.key) ?? { raw: 0, signals: {} };
+      entry.raw += signal.weight / (k + rank);
+      entry.signals[signal.name] = { rank, score: hit.score };
+      byKey.set(hit.key, entry);
+    }
+  }
+  const fused = [...byKey.entries()].map(([key, e]) => ({ key, score: best > 0 ? e.raw / best : 0, signals: e.signals }));
+  // Ties break on key so the order never depends on the order signals were passed in.
+  fused.sort((a, b) => b.score - a.score || a.key - b.key);
+  return fused;
+}

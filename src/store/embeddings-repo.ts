@@ -1,0 +1,67 @@
+import type { Db, Queryable } from './db.js';
+
+export interface EmbeddingWrite {
+  nid: number;
+  space: string;
+  modelId: string;
+  vector: Float32Array;
+}
+
+export interface FeedRow {
+  node_nid: number;
+  space: string;
+  model_id: string;
+  dim: number;
+  vector: Uint8Array | null;
+  feed_seq: number;
+}
+
+/** Channel front ends LISTEN on to pull new vectors into their index replicas. */
+export const EMBEDDINGS_CHANNEL = 'cg_embeddings';
+
+// Held while writing vectors so feed_seq order equals commit order: without it a reader could
+// see seq 11 committed before seq 10 and skip 10 for ever.
+const FEED_WRITE_LOCK = 0x63670001;
+
+export function toBytes(v: Float32Array): Uint8Array {
+  return new Uint8Array(v.buffer, v.byteOffset, v.byteLength);
+}
+
+export function fromBytes(b: Uint8Array): Float32Array {
+  // Copy: the driver's buffer may be unaligned or shared.
+  const copy = new Uint8Array(b.byteLength);
+  copy.set(b);
+  return new Float32Array(copy.buffer);
+}
+
+/** Upserts vectors (idempotent: the same write twice leaves the same rows) and notifies replicas. */
+export async function writeEmbeddings(db: Db, writes: readonly EmbeddingWrite[]): Promise<void> {
+  if (writes.length === 0) return;
+  await db.transaction(async (tx) => {
+    await tx.query(`select pg_advisory_xact_lock($1)`, [FEED_WRITE_LOCK]);
+    await tx.query(
+      `insert into embeddings (node_nid, space, model_id, dim, vector)
+       select w.nid, w.space, w.model_id, w.dim, decode(w.hex, 'hex')
+         from unnest($1::bigint[], $2::text[], $3::text[], $4::int[], $5::text[]) as w(nid, space, model_id, dim, hex)
+       on conflict (node_nid, space) do update
+         set model_id = excluded.model_id, dim = excluded.dim, vector = excluded.vector,
+             feed_seq = nextval('embedding_feed_seq'), updated_at = now()`,
+      [
+        writes.map((w) => w.nid),
+        writes.map((w) => w.space),
+        writes.map((w) => w.modelId),
+        writes.map((w) => w.vector.length),
+        writes.map((w) => Buffer.from(toBytes(w.vector)).toString('hex')),
+      ],
+    );
+    await tx.query(`select pg_notify($1, '')`, [EMBEDDINGS_CHANNEL]);
+  });
+}
+
+export async function readFeed(q: Queryable, afterSeq: number, limit: number): Promise<FeedRow[]> {
+  return q.query<FeedRow & Record<string, unknown>>(
+    `select node_nid, space, model_id, dim, vector, feed_seq from embeddings
+      where feed_seq > $1 order by feed_seq limit $2`,
+    [afterSeq, limit],
+  );
+}

@@ -1,0 +1,144 @@
+import { AsyncLocalStorage } from 'node:async_hooks';
+import { mkdir } from 'node:fs/promises';
+import { join } from 'node:path';
+import { PGlite, types } from '@electric-sql/pglite';
+import { pg_trgm } from '@electric-sql/pglite/contrib/pg_trgm';
+import type { Db, Queryable, Row } from './db.js';
+import { settleTransactionError, StoreError, translateDbError } from './errors.js';
+import type { ExecQueryable } from './migrate.js';
+
+// PGlite's own defaults give int8 as number-or-bigint and numeric as string; the contract says number.
+const parsers = {
+  [types.INT8]: (x: string) => Number(x),
+  [types.NUMERIC]: (x: string) => Number(x),
+};
+
+interface TxScope {
+  open: boolean;
+}
+
+/**
+ * Embedded Postgres (WASM) in `<dataDir>/pg`, or in memory. One connection: PGlite queues
+ * statements and transactions behind one mutex, so a query issued outside a transaction waits
+ * for it to end instead of running inside it. The data directory is not locked here; the caller
+ * holds `acquireDirLock` first (PGlite would happily open the same directory twice).
+ */
+export async function openPglite(dataDir: string | 'memory'): Promise<Db> {
+  const dir = dataDir === 'memory' ? undefined : join(dataDir, 'pg');
+  if (dir) await mkdir(dir, { recursive: true });
+  let pg: PGlite;
+  try {
+    const options = { extensions: { pg_trgm }, parsers };
+    pg = dir ? await PGlite.create(dir, options) : await PGlite.create(options);
+  } catch (err) {
+    throw translateDbError(err);
+  }
+  return new PgliteDb(pg);
+}
+
+class PgliteDb implements Db {
+  readonly driver = 'pglite' as const;
+  // Tracks "we are inside a transaction callback": with one connection, a db.query() from there
+  // would queue behind the transaction that is waiting for it and hang forever.
+  private readonly txScope = new AsyncLocalStorage<TxScope>();
+
+  constructor(private readonly pg: PGlite) {}
+
+  async query<T extends Row = Row>(text: string, params: readonly unknown[] = []): Promise<T[]> {
+    this.refuseInsideTransaction('query');
+    try {
+      const res = await this.pg.query<T>(text, params as unknown[]);
+      return res.rows;
+    } catch (err) {
+      throw translateDbError(err, { sql: text, params });
+    }
+  }
+
+  async exec(sql: string): Promise<void> {
+    this.refuseInsideTransaction('exec');
+    try {
+      await this.pg.exec(sql);
+    } catch (err) {
+      throw translateDbError(err, { sql });
+    }
+  }
+
+  async transaction<T>(fn: (tx: Queryable) => Promise<T>): Promise<T> {
+    this.refuseInsideTransaction('transaction');
+    // Once a statement fails, every later one gets 25P02 and COMMIT turns into ROLLBACK:
+    // remember the cause so the caller sees it rather than the echo.
+    let firstError: StoreError | undefined;
+    let fnFailure: { error: unknown } | undefined;
+    const scope: TxScope = { open: true };
+    try {
+      return await this.pg.transaction(async (tx) => {
+        const handle: ExecQueryable = {
+          async query<R extends Row = Row>(text: string, params: readonly unknown[] = []): Promise<R[]> {
+            try {
+              return (await tx.query<R>(text, params as unknown[])).rows;
+            } catch (err) {
+              const e = translateDbError(err, { sql: text, params });
+              firstError ??= e;
+              throw e;
+            }
+          },
+          async exec(sql: string): Promise<void> {
+            try {
+              await tx.exec(sql);
+            } catch (err) {
+              const e = translateDbError(err, { sql });
+              firstError ??= e;
+              throw e;
+            }
+          },
+        };
+        try {
+          return await this.txScope.run(scope, () => fn(handle));
+        } catch (err) {
+          fnFailure = { error: err };
+          throw err;
+        } finally {
+          scope.open = false;
+        }
+      });
+    } catch (err) {
+      throw settleTransactionError(err, fnFailure, firstError);
+    }
+  }
+
+  async listen(channel: string, onPayload: (payload: string) => void): Promise<() => Promise<void>> {
+    this.refuseInsideTransaction('listen');
+    try {
+      const unsubscribe = await this.pg.listen(channel, onPayload);
+      return async () => {
+        if (this.pg.closed) return;
+        try {
+          await unsubscribe();
+        } catch (err) {
+          throw translateDbError(err);
+        }
+      };
+    } catch (err) {
+      throw translateDbError(err);
+    }
+  }
+
+  async close(): Promise<void> {
+    if (this.pg.closed) return;
+    try {
+      await this.pg.close();
+    } catch (err) {
+      throw translateDbError(err);
+    }
+  }
+
+  private refuseInsideTransaction(method: string): void {
+    if (this.txScope.getStore()?.open) {
+      throw new StoreError(
+        'DB_ERROR',
+        `db.${method}() was called inside db.transaction() on PGlite, which has a single connection: ` +
+          'it would wait for the transaction that is waiting for it. Use the tx handle passed to the callback.',
+      );
+    }
+  }
+}

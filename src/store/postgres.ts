@@ -1,0 +1,154 @@
+import postgres from 'postgres';
+import type { Db, Queryable, Row } from './db.js';
+import { settleTransactionError, StoreError, translateDbError } from './errors.js';
+import type { ExecQueryable } from './migrate.js';
+
+// postgres.js gives int8 and numeric as strings and bytea as Buffer; the contract says number,
+// number and a plain Uint8Array (copied, so its offset is 0 and a Float32Array view can sit on it).
+const types = {
+  bigint: { to: 20, from: [20], parse: (x: string) => Number(x), serialize: (x: unknown) => String(x) },
+  numeric: { to: 1700, from: [1700], parse: (x: string) => Number(x), serialize: (x: unknown) => String(x) },
+  bytea: {
+    to: 17,
+    from: [17],
+    parse: (x: string) => new Uint8Array(Buffer.from(x.slice(2), 'hex')),
+    serialize: (x: Uint8Array) => '\\x' + Buffer.from(x.buffer, x.byteOffset, x.byteLength).toString('hex'),
+  },
+};
+
+// Extended protocol even without parameters, so a query() holding two statements fails the
+// same way it does on PGlite; exec() is the multi-statement path. `simple` is untyped upstream.
+const EXTENDED = { simple: false } as unknown as postgres.UnsafeQueryOptions;
+
+type UnsafeParams = Parameters<postgres.Sql['unsafe']>[1];
+
+/**
+ * A Postgres server (14+) through postgres.js. `schema` puts the tables in their own schema
+ * (search_path `"<schema>", public`, created if missing), which is how tests isolate themselves;
+ * `public` stays on the path because extensions such as pg_trgm live there.
+ */
+export async function openPostgres(url: string, opts: { schema?: string; max?: number } = {}): Promise<Db> {
+  const { schema } = opts;
+  if (schema !== undefined && !/^[A-Za-z_][A-Za-z0-9_]{0,62}$/.test(schema)) {
+    throw new StoreError('DB_ERROR', `invalid schema name ${JSON.stringify(schema)}: use letters, digits and underscores`);
+  }
+  const sql = postgres(url, {
+    max: opts.max ?? 10,
+    onnotice: () => {},
+    // PGlite sends undefined parameters as null; postgres.js would throw.
+    transform: { undefined: null },
+    types,
+    connection: {
+      application_name: 'context-graph',
+      ...(schema ? { search_path: `"${schema}", public` } : {}),
+    },
+  });
+  try {
+    // postgres.js connects lazily; fail here, with a clear code, rather than on the first tool call.
+    if (schema) await createSchema(sql, schema);
+    else await sql.unsafe('select 1');
+  } catch (err) {
+    await sql.end({ timeout: 0 }).catch(() => {});
+    throw translateDbError(err);
+  }
+  return new PostgresDb(sql);
+}
+
+async function createSchema(sql: postgres.Sql, schema: string): Promise<void> {
+  try {
+    await sql.unsafe(`create schema if not exists "${schema}"`);
+  } catch (err) {
+    // Two processes creating it at once: the loser gets a duplicate error, which is success.
+    const code = (err as { code?: unknown }).code;
+    if (code !== '23505' && code !== '42P06') throw err;
+  }
+}
+
+class PostgresDb implements Db {
+  readonly driver = 'postgres' as const;
+  private closed = false;
+
+  constructor(private readonly sql: postgres.Sql) {}
+
+  async query<T extends Row = Row>(text: string, params: readonly unknown[] = []): Promise<T[]> {
+    try {
+      // A plain array: postgres.js returns an Array subclass with extra fields.
+      return Array.from(await this.sql.unsafe(text, params as UnsafeParams, EXTENDED)) as T[];
+    } catch (err) {
+      throw translateDbError(err, { sql: text, params });
+    }
+  }
+
+  async exec(text: string): Promise<void> {
+    try {
+      await this.sql.unsafe(text);
+    } catch (err) {
+      throw translateDbError(err, { sql: text });
+    }
+  }
+
+  async transaction<T>(fn: (tx: Queryable) => Promise<T>): Promise<T> {
+    let firstError: StoreError | undefined;
+    let fnFailure: { error: unknown } | undefined;
+    try {
+      const result = await this.sql.begin(async (t) => {
+        const handle: ExecQueryable = {
+          async query<R extends Row = Row>(text: string, params: readonly unknown[] = []): Promise<R[]> {
+            try {
+              return Array.from(await t.unsafe(text, params as UnsafeParams, EXTENDED)) as R[];
+            } catch (err) {
+              const e = translateDbError(err, { sql: text, params });
+              firstError ??= e;
+              throw e;
+            }
+          },
+          async exec(text: string): Promise<void> {
+            try {
+              await t.unsafe(text);
+            } catch (err) {
+              const e = translateDbError(err, { sql: text });
+              firstError ??= e;
+              throw e;
+            }
+          },
+        };
+        try {
+          // Boxed: begin() would otherwise unwrap a returned array of promises.
+          return { value: await fn(handle) };
+        } catch (err) {
+          fnFailure = { error: err };
+          throw err;
+        }
+      });
+      return (result as { value: T }).value;
+    } catch (err) {
+      throw settleTransactionError(err, fnFailure, firstError);
+    }
+  }
+
+  async listen(channel: string, onPayload: (payload: string) => void): Promise<() => Promise<void>> {
+    try {
+      const { unlisten } = await this.sql.listen(channel, onPayload);
+      return async () => {
+        if (this.closed) return;
+        try {
+          await unlisten();
+        } catch (err) {
+          throw translateDbError(err);
+        }
+      };
+    } catch (err) {
+      throw translateDbError(err);
+    }
+  }
+
+  async close(): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    try {
+      await this.sql.end({ timeout: 5 });
+    } catch (err) {
+      throw translateDbError(err);
+    }
+  }
+}

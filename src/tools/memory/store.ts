@@ -1,0 +1,56 @@
+import * as z from 'zod';
+import { defineTool } from '../../mcp/tool.js';
+import { contentField, isoDate, memoryTypeField, projectIdField, tagsField, unitInterval } from './schemas.js';
+
+const input = z.strictObject({
+  content: contentField.describe('The memory itself: one fact, decision, preference or observation.'),
+  topic: z.string().trim().min(1).max(256).optional().describe('A short subject line; searched with extra weight.'),
+  tags: tagsField.optional().describe('Labels for filtering, e.g. ["deploy", "backend"].'),
+  project_id: projectIdField.default('default').describe('Project (namespace) the memory belongs to.'),
+  memory_type: memoryTypeField.default('semantic').describe('episodic (an event), semantic (a fact), procedural (how to).'),
+  importance: unitInterval.optional().describe('0..1, default 0.5.'),
+  confidence: unitInterval.optional().describe('0..1, default 1.'),
+  source_uri: z.string().max(2_048).optional().describe('Where the memory came from (URL, file, conversation id).'),
+});
+
+const output = z.object({
+  kind: z.literal('stored:v1'),
+  id: z.string(),
+  tx_id: z.number().int(),
+  project_id: z.string(),
+  memory_type: memoryTypeField,
+  content_hash: z.string(),
+  created_at: isoDate,
+  searchable: z.boolean().describe('Vectors indexed; lexical search finds the memory at once either way.'),
+  embedding_job_id: z.string().nullable(),
+});
+
+export const storeTool = defineTool({
+  name: 'store',
+  title: 'Store a memory',
+  toolset: 'memory',
+  description: `Save one memory (fact, decision, preference, event or procedure) durably; every store is a logged transaction.
+When to use: whenever the conversation produces something worth knowing later. Store one idea per call with a topic and tags.
+Example: {"content": "Deploys use blue-green with a 5 minute rollback window.", "topic": "deployment", "tags": ["ops"]}
+Advanced: {"content": "Alice prefers async stand-ups on Mondays.", "memory_type": "episodic", "project_id": "team-x", "importance": 0.8, "source_uri": "slack://C123/p456"}`,
+  annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
+  input,
+  output,
+  async handler(args, ctx) {
+    const r = await ctx.app.memory.store(args, ctx.actor);
+    return {
+      kind: 'stored:v1' as const,
+      id: r.node.id,
+      tx_id: r.txId,
+      project_id: r.node.project_id,
+      memory_type: r.node.memory_type as z.output<typeof memoryTypeField>,
+      content_hash: r.node.content_hash,
+      created_at: r.node.created_at.toISOString(),
+      searchable: r.searchable,
+      embedding_job_id: r.embeddingJobId,
+    };
+  },
+  render(r) {
+    return `Stored memory \`${r.id}\` in project \`${r.project_id}\` (transaction ${r.tx_id}).${r.searchable ? '' : ' Vector search picks it up shortly; keyword search finds it now.'}`;
+  },
+});

@@ -1,0 +1,107 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+
+/** The compiled CLI, exactly what the `context-graph` bin runs. */
+export const CLI = fileURLToPath(new URL('../../src/cli.js', import.meta.url));
+
+export async function tempDir(prefix = 'cg-test-'): Promise<{ path: string; remove(): Promise<void> }> {
+  const path = await mkdtemp(join(tmpdir(), prefix));
+  return { path, remove: () => rm(path, { recursive: true, force: true }) };
+}
+
+/** Environment for a child: ours minus the service URLs, plus `extra`. */
+export function childEnv(extra: Record<string, string | undefined> = {}): Record<string, string> {
+  const env: Record<string, string> = {};
+  for (const [k, v] of Object.entries(process.env)) if (v !== undefined && k !== 'DATABASE_URL' && k !== 'REDIS_URL') env[k] = v;
+  for (const [k, v] of Object.entries(extra)) if (v !== undefined) env[k] = v;
+  env.LOG_LEVEL ??= 'warn';
+  return env;
+}
+
+export interface RunningProcess {
+  proc: ChildProcess;
+  stderr(): string;
+  exited: Promise<number | null>;
+  stop(): Promise<number | null>;
+}
+
+function track(proc: ChildProcess): RunningProcess {
+  let err = '';
+  proc.stderr?.on('data', (d: Buffer) => (err += d.toString()));
+  const exited = new Promise<number | null>((resolve) => proc.once('exit', (code) => resolve(code)));
+  return {
+    proc,
+    stderr: () => err,
+    exited,
+    async stop() {
+      if (proc.exitCode === null && proc.signalCode === null) proc.kill('SIGTERM');
+      const timer = setTimeout(() => proc.kill('SIGKILL'), 15_000);
+      const code = await exited;
+      clearTimeout(timer);
+      return code;
+    },
+  };
+}
+
+export function runCli(args: string[], env: Record<string, string>): RunningProcess {
+  return track(spawn(process.execPath, ['--enable-source-maps', CLI, ...args], { env, stdio: ['ignore', 'pipe', 'pipe'] }));
+}
+
+/** Starts `context-graph serve` on a free port and resolves once it listens. */
+export async function startServe(env: Record<string, string>, extraArgs: string[] = []): Promise<RunningProcess & { mcpUrl: string; baseUrl: string }> {
+  const running = runCli(['serve', '--port', '0', ...extraArgs], env);
+  const mcpUrl = await new Promise<string>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`serve did not start in time:\n${running.stderr()}`)), 60_000);
+    running.proc.stderr!.on('data', () => {
+      const m = /listening on (http:\S+)/.exec(running.stderr());
+      if (m) {
+        clearTimeout(timer);
+        resolve(m[1]!);
+      }
+    });
+    void running.exited.then((code) => {
+      clearTimeout(timer);
+      reject(new Error(`serve exited with ${code}:\n${running.stderr()}`));
+    });
+  });
+  return { ...running, mcpUrl, baseUrl: mcpUrl.replace(/\/mcp$/, '') };
+}
+
+export async function httpClient(mcpUrl: string, name = 'test-http'): Promise<Client> {
+  const client = new Client({ name, version: '1.0.0' });
+  await client.connect(new StreamableHTTPClientTransport(new URL(mcpUrl)));
+  return client;
+}
+
+export async function stdioClient(env: Record<string, string>, name = 'test-stdio'): Promise<{ client: Client; transport: StdioClientTransport }> {
+  const transport = new StdioClientTransport({ command: process.execPath, args: ['--enable-source-maps', CLI, 'stdio'], env, stderr: 'pipe' });
+  const client = new Client({ name, version: '1.0.0' });
+  await client.connect(transport);
+  return { client, transport };
+}
+
+/** The toolError:v1 payload of a failed call (its JSON block), or undefined on success. */
+export function toolError(result: CallToolResult): { kind: string; code: string; message: string; retryable: boolean; details?: any } | undefined {
+  if (!result.isError) return undefined;
+  for (const block of [...result.content].reverse()) {
+    if (block.type !== 'text') continue;
+    try {
+      const parsed = JSON.parse(block.text);
+      if (parsed?.kind === 'toolError:v1') return parsed;
+    } catch {
+      // not the JSON block
+    }
+  }
+  throw new Error(`error result without a toolError:v1 block: ${JSON.stringify(result.content)}`);
+}
+
+export async function call(client: Client, name: string, args: Record<string, unknown>): Promise<CallToolResult> {
+  return (await client.callTool({ name, arguments: args })) as CallToolResult;
+}

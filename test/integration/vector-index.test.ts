@@ -1,0 +1,213 @@
+import { after, before, describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { createVectorIndexes } from '../../src/index/usearch-host.js';
+import type { SpaceIndexSpec, VectorIndexes } from '../../src/index/vector-index.js';
+
+const DIM = 64;
+const COUNT = 2000;
+/** Uneven batches: the small ones are cloned to the thread, the big ones (> 100 KB) moved. */
+const BATCHES = [50, 150, 300, 500, 1000];
+const SPEC: SpaceIndexSpec = { space: 'E1', dim: DIM, modelId: 'test-model-v1' };
+
+/** Seeded (mulberry32), so a failing recall run can be reproduced. */
+function rng(seed: number): () => number {
+  return () => {
+    seed = (seed + 0x6d2b79f5) | 0;
+    let t = Math.imul(seed ^ (seed >>> 15), 1 | seed);
+    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+function unitVector(next: () => number): Float32Array {
+  const v = new Float32Array(DIM);
+  let norm = 0;
+  for (let i = 0; i < DIM; i++) {
+    // Box–Muller: Gaussian components give directions uniform on the sphere.
+    const g = Math.sqrt(-2 * Math.log(next() || 1e-12)) * Math.cos(2 * Math.PI * next());
+    v[i] = g;
+    norm += g * g;
+  }
+  norm = Math.sqrt(norm);
+  for (let i = 0; i < DIM; i++) v[i]! /= norm;
+  return v;
+}
+
+function dot(a: Float32Array, b: Float32Array): number {
+  let s = 0;
+  for (let i = 0; i < a.length; i++) s += a[i]! * b[i]!;
+  return s;
+}
+
+function bruteForceTop(data: Map<number, Float32Array>, query: Float32Array, k: number): number[] {
+  return [...data]
+    .map(([key, v]) => ({ key, sim: dot(query, v) }))
+    .sort((a, b) => b.sim - a.sim)
+    .slice(0, k)
+    .map((h) => h.key);
+}
+
+async function upsertAll(indexes: VectorIndexes, data: Map<number, Float32Array>): Promise<void> {
+  const entries = [...data];
+  let at = 0;
+  for (const size of BATCHES) {
+    const batch = entries.slice(at, (at += size));
+    await indexes.upsert('E1', batch.map(([k]) => k), batch.map(([, v]) => v));
+  }
+  assert.equal(at, entries.length);
+}
+
+describe('vector indexes on a USearch worker thread', () => {
+  const next = rng(20261122);
+  // Keys start at 1 and skip a few, like nids after deletes.
+  const data = new Map<number, Float32Array>();
+  for (let i = 0; i < COUNT; i++) data.set(1 + i * 3, unitVector(next));
+  const queries = Array.from({ length: 100 }, () => unitVector(next));
+
+  let indexes: VectorIndexes;
+  let dir: string;
+
+  before(async () => {
+    indexes = createVectorIndexes();
+    dir = await mkdtemp(join(tmpdir(), 'cg-vector-index-'));
+    await indexes.ensure(SPEC);
+    // The batches cross several capacity doublings (64, 256, 512, 1024, 2048).
+    await upsertAll(indexes, data);
+  });
+
+  after(async () => {
+    await indexes.close();
+    await rm(dir, { recursive: true, force: true });
+  });
+
+  test('sizes counts every upserted vector', async () => {
+    assert.deepEqual(await indexes.sizes(), { E1: COUNT });
+  });
+
+  test('recall@10 against exact brute force is at least 0.95', async (t) => {
+    let found = 0;
+    for (const q of queries) {
+      const truth = new Set(bruteForceTop(data, q, 10));
+      const hits = await indexes.search('E1', q, 10);
+      assert.equal(hits.length, 10);
+      for (const h of hits) if (truth.has(h.key)) found++;
+    }
+    const recall = found / (queries.length * 10);
+    assert.ok(recall >= 0.95, `recall@10 = ${recall}`);
+    t.diagnostic(`recall@10 = ${recall}`);
+  });
+
+  test('similarity is cosine: a stored vector finds itself at about 1', async () => {
+    const [key, vector] = [...data][7]!;
+    const [top] = await indexes.search('E1', vector, 3);
+    assert.equal(top!.key, key);
+    // f16 storage rounds the vector, so not exactly 1.
+    assert.ok(Math.abs(top!.similarity - 1) < 1e-3, `similarity ${top!.similarity}`);
+  });
+
+  test('upsert of an existing key replaces its vector', async () => {
+    const key = [...data.keys()][42]!;
+    const replacement = unitVector(next);
+    await indexes.upsert('E1', [key], [replacement]);
+    data.set(key, replacement);
+    const [top] = await indexes.search('E1', replacement, 5);
+    assert.equal(top!.key, key);
+    assert.deepEqual(await indexes.sizes(), { E1: COUNT });
+  });
+
+  test('a key repeated within one batch keeps its last vector', async () => {
+    const key = [...data.keys()][43]!;
+    const first = unitVector(next);
+    const last = unitVector(next);
+    await indexes.upsert('E1', [key, key], [first, last]);
+    data.set(key, last);
+    const [top] = await indexes.search('E1', last, 1);
+    assert.equal(top!.key, key);
+    assert.deepEqual(await indexes.sizes(), { E1: COUNT });
+  });
+
+  test('a removed key is never returned', async () => {
+    const [key, vector] = [...data][100]!;
+    await indexes.remove('E1', [key]);
+    data.delete(key);
+    const hits = await indexes.search('E1', vector, COUNT);
+    assert.ok(hits.length > 0);
+    assert.ok(!hits.some((h) => h.key === key));
+    assert.deepEqual(await indexes.sizes(), { E1: COUNT - 1 });
+  });
+
+  test('k is capped at the index size', async () => {
+    const small = createVectorIndexes();
+    try {
+      await small.ensure({ space: 'E2', dim: DIM, modelId: 'm' });
+      await small.upsert('E2', [5, 6, 7], [unitVector(next), unitVector(next), unitVector(next)]);
+      const hits = await small.search('E2', unitVector(next), 50);
+      assert.deepEqual(hits.map((h) => h.key).sort(), [5, 6, 7]);
+    } finally {
+      await small.close();
+    }
+  });
+
+  test('search on an empty or unknown space returns []', async () => {
+    await indexes.ensure({ space: 'E3', dim: 8, modelId: 'empty' });
+    assert.deepEqual(await indexes.search('E3', new Float32Array(8).fill(0.5), 10), []);
+    assert.deepEqual(await indexes.search('E9', new Float32Array(8).fill(0.5), 10), []);
+  });
+
+  test('save then load into fresh indexes gives the same search results', async () => {
+    await indexes.saveSnapshot(dir, 1234);
+    const fresh = createVectorIndexes();
+    try {
+      const feedSeq = await fresh.loadSnapshot(dir, [SPEC]);
+      assert.equal(feedSeq, 1234);
+      assert.deepEqual(await fresh.sizes(), { E1: COUNT - 1 });
+      for (const q of queries.slice(0, 20)) {
+        assert.deepEqual(await fresh.search('E1', q, 10), await indexes.search('E1', q, 10));
+      }
+      // A loaded index keeps growing.
+      await fresh.upsert('E1', [999_999], [queries[0]!]);
+      assert.equal((await fresh.search('E1', queries[0]!, 1))[0]!.key, 999_999);
+    } finally {
+      await fresh.close();
+    }
+  });
+
+  test('load with a different modelId returns 0 and leaves the index empty', async () => {
+    await indexes.saveSnapshot(dir, 1234);
+    const fresh = createVectorIndexes();
+    try {
+      const feedSeq = await fresh.loadSnapshot(dir, [{ ...SPEC, modelId: 'test-model-v2' }]);
+      assert.equal(feedSeq, 0);
+      assert.equal((await fresh.sizes()).E1 ?? 0, 0);
+      assert.deepEqual(await fresh.search('E1', queries[0]!, 10), []);
+    } finally {
+      await fresh.close();
+    }
+  });
+
+  test('load from a directory with no snapshot returns 0', async () => {
+    const fresh = createVectorIndexes();
+    try {
+      assert.equal(await fresh.loadSnapshot(join(dir, 'missing'), [SPEC]), 0);
+    } finally {
+      await fresh.close();
+    }
+  });
+
+  test('ensure with a new modelId starts the space over', async () => {
+    const own = createVectorIndexes();
+    try {
+      await own.ensure({ space: 'E4', dim: 4, modelId: 'a' });
+      await own.upsert('E4', [1], [new Float32Array([1, 0, 0, 0])]);
+      await own.ensure({ space: 'E4', dim: 4, modelId: 'a' });
+      assert.deepEqual(await own.sizes(), { E4: 1 });
+      await own.ensure({ space: 'E4', dim: 4, modelId: 'b' });
+      assert.deepEqual(await own.sizes(), { E4: 0 });
+    } finally {
+      await own.close();
+    }
+  });
+});

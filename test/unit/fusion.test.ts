@@ -1,0 +1,62 @@
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { fuseRanks, RRF_K, type RankedSignal } from '../../src/services/fusion.js';
+
+const hits = (...keys: number[]) => keys.map((key, i) => ({ key, score: 1 - i / 10 }));
+
+test('a document first in every signal scores 1 and ranks first', () => {
+  const fused = fuseRanks([
+    { name: 'lexical', weight: 1, hits: hits(7, 3, 5) },
+    { name: 'E1', weight: 1, hits: hits(7, 5) },
+  ]);
+  assert.equal(fused[0]!.key, 7);
+  assert.equal(fused[0]!.score, 1);
+  assert.deepEqual(fused[0]!.signals, { lexical: { rank: 1, score: 1 }, E1: { rank: 1, score: 1 } });
+});
+
+test('weighted RRF matches the formula by hand', () => {
+  const fused = fuseRanks([
+    { name: 'lexical', weight: 1, hits: hits(1, 2) },
+    { name: 'E1', weight: 1, hits: hits(2, 1) },
+    { name: 'E9', weight: 0.5, hits: hits(3) },
+  ]);
+  const best = 2.5 / (RRF_K + 1);
+  const expected = new Map([
+    [1, (1 / 61 + 1 / 62) / best],
+    [2, (1 / 62 + 1 / 61) / best],
+    [3, 0.5 / 61 / best],
+  ]);
+  for (const f of fused) assert.ok(Math.abs(f.score - expected.get(f.key)!) < 1e-12, `key ${f.key}`);
+  // 1 and 2 tie exactly; the tie breaks on key.
+  assert.deepEqual(fused.map((f) => f.key), [1, 2, 3]);
+});
+
+test('a key listed twice by one signal counts once, at its best rank', () => {
+  const fused = fuseRanks([{ name: 'E1', weight: 1, hits: [{ key: 4, score: 0.9 }, { key: 4, score: 0.1 }, { key: 5, score: 0.05 }] }]);
+  assert.deepEqual(fused.map((f) => [f.key, f.signals.E1!.rank]), [[4, 1], [5, 2]]);
+});
+
+test('zero-weight signals and empty input contribute nothing', () => {
+  assert.deepEqual(fuseRanks([]), []);
+  const fused = fuseRanks([
+    { name: 'lexical', weight: 0, hits: hits(9) },
+    { name: 'E1', weight: 1, hits: hits(8) },
+  ]);
+  assert.deepEqual(fused.map((f) => f.key), [8]);
+});
+
+test('the result does not depend on the order signals are given in (seeded generative check)', () => {
+  let seed = 12345;
+  const rand = () => ((seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31);
+  for (let round = 0; round < 200; round++) {
+    const startSeed = seed;
+    const signals: RankedSignal[] = ['lexical', 'E1', 'E9', 'E2'].map((name) => ({
+      name,
+      weight: Math.round(rand() * 4) / 2,
+      hits: Array.from({ length: Math.floor(rand() * 20) }, () => ({ key: Math.floor(rand() * 30), score: rand() })),
+    }));
+    const a = fuseRanks(signals);
+    const b = fuseRanks([...signals].reverse());
+    assert.deepEqual(a, b, `seed ${startSeed}`);
+  }
+});
