@@ -26,7 +26,7 @@ const COMMANDS: Record<string, { summary: string; usage: string; run(config: Con
   },
   models: {
     summary: 'list, check or download embedding models',
-    usage: 'context-graph models list | status | pull <name> [--model-dir DIR]',
+    usage: 'context-graph models list | status | pull <name> [--into DIR]   (pull writes DIR/<name>; DIR defaults to <data dir>/models)',
     run: models,
   },
 };
@@ -181,7 +181,8 @@ async function models(config: Config, args: string[], logger: Logger): Promise<n
     return 0;
   }
   if (sub === 'pull' && name) {
-    const target = config.modelDir ?? `${config.dataDir}/models`;
+    const into = args.indexOf('--into');
+    const target = into >= 0 && args[into + 1] ? args[into + 1]! : `${config.dataDir}/models`;
     const result = await pullModel(name, target, {
       onProgress: (p) => logger.info(p, 'download'),
     });

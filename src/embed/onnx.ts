@@ -101,7 +101,12 @@ export class BertTokenizer {
 
   /** [CLS] + at most maxLength-2 word pieces + [SEP]. */
   ids(text: string): number[] {
-    const pieces = this.tokenizer.encode(text, { add_special_tokens: false }).ids;
+    // Tokenizing costs time in proportion to the input, and all but the first maxLength-2 pieces
+    // are dropped anyway. A piece spans at most ~100 characters (longer words become [UNK]), so
+    // this cut only changes the result for texts made mostly of whitespace or giant words.
+    const limit = this.maxLength * 128;
+    const input = text.length > limit ? text.slice(0, limit) : text;
+    const pieces = this.tokenizer.encode(input, { add_special_tokens: false }).ids;
     const body = pieces.length > this.maxLength - 2 ? pieces.slice(0, this.maxLength - 2) : pieces;
     return [this.clsId, ...body, this.sepId];
   }

@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict';
+import { request } from 'node:http';
 import { after, before, describe, test } from 'node:test';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { openPglite } from '../../src/store/pglite.js';
@@ -82,8 +83,17 @@ describe('serve over Streamable HTTP (embedded mode)', () => {
   });
 
   test('requests with a foreign Host header are refused', async () => {
-    const res = await fetch(`${server.baseUrl}/healthz`, { headers: { host: 'evil.example:7411' } });
-    assert.equal(res.status, 403);
+    // fetch does not let a caller set Host, so speak HTTP directly, as a rebinding page's request would arrive.
+    const url = new URL(server.baseUrl);
+    const status = await new Promise<number | undefined>((resolve, reject) => {
+      request({ host: url.hostname, port: url.port, path: '/healthz', headers: { host: 'evil.example:7411' } }, (res) => {
+        res.resume();
+        resolve(res.statusCode);
+      })
+        .on('error', reject)
+        .end();
+    });
+    assert.equal(status, 403);
   });
 
   const bad: Array<[string, string, Record<string, unknown>, string]> = [

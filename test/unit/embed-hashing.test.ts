@@ -55,7 +55,8 @@ test('similar texts score clearly higher than unrelated ones', () => {
     const sim = cos(va, hashEmbed(similar));
     const other = cos(va, hashEmbed(unrelated));
     assert.ok(sim > 0.3, `${a} ~ ${similar}: ${sim}`);
-    assert.ok(other < 0.15, `${a} vs ${unrelated}: ${other}`);
+    // Only function words ("the", "on") overlap with the unrelated text.
+    assert.ok(other < 0.25, `${a} vs ${unrelated}: ${other}`);
     assert.ok(sim - other > 0.25, `margin ${sim} vs ${other}`);
   }
 });

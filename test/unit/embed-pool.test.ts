@@ -1,0 +1,104 @@
+import { after, before, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { HASH_DIM, HASH_MODEL_ID, hashEmbed } from '../../src/embed/hashing.js';
+import { HDC_DIM, HDC_MODEL_ID, hdcEmbed } from '../../src/embed/hdc.js';
+import { OnnxEncoder, onnxModelId } from '../../src/embed/onnx.js';
+import { createEmbedder } from '../../src/embed/pool.js';
+import { createLogger } from '../../src/log.js';
+import { makeTinyModel, type TinyModel } from '../fixtures/tiny-model.js';
+
+const logger = createLogger('silent');
+const close = (a: Float32Array, b: Float32Array, eps = 1e-6) => a.length === b.length && a.every((x, i) => Math.abs(x - b[i]!) < eps);
+
+let root: string;
+let model: TinyModel;
+
+before(async () => {
+  root = await mkdtemp(join(tmpdir(), 'cg-embed-pool-'));
+  model = await makeTinyModel(join(root, 'tiny-bert'));
+});
+
+after(async () => {
+  await rm(root, { recursive: true, force: true });
+});
+
+test('model-free pool: E1 hashing + E9 HDC, reported without a round trip', async () => {
+  const embedder = await createEmbedder({ logger, threads: 2 });
+  try {
+    assert.deepEqual(embedder.encoders(), [
+      { space: 'E1', modelId: HASH_MODEL_ID, dim: HASH_DIM, provider: 'model-free' },
+      { space: 'E9', modelId: HDC_MODEL_ID, dim: HDC_DIM, provider: 'model-free' },
+    ]);
+    assert.equal(embedder.health().e1Provider, 'model-free');
+    assert.equal(embedder.health().modelDir, null);
+    assert.equal(embedder.health().threads, 2);
+
+    // Enough texts for several tasks on both threads: order must survive the split.
+    const texts = Array.from({ length: 150 }, (_, i) => `memory number ${i} about topic ${i % 7}`);
+    const out = await embedder.embed(texts);
+    assert.deepEqual([...out.keys()], ['E1', 'E9']);
+    const e1 = out.get('E1')!;
+    const e9 = out.get('E9')!;
+    assert.equal(e1.length, texts.length);
+    assert.equal(e9.length, texts.length);
+    for (let i = 0; i < texts.length; i++) {
+      assert.ok(e1[i] instanceof Float32Array && e9[i] instanceof Float32Array);
+      assert.deepEqual(e1[i], hashEmbed(texts[i]!));
+      assert.deepEqual(e9[i], hdcEmbed(texts[i]!));
+    }
+  } finally {
+    await embedder.close();
+  }
+});
+
+test('model-free pool: requested spaces only, empty input, and unknown or planned spaces rejected', async () => {
+  const embedder = await createEmbedder({ logger, threads: 1 });
+  try {
+    const only9 = await embedder.embed(['typo robust'], ['E9']);
+    assert.deepEqual([...only9.keys()], ['E9']);
+    assert.equal(only9.get('E9')![0]!.length, HDC_DIM);
+    const empty = await embedder.embed([]);
+    assert.deepEqual([...empty.entries()], [['E1', []], ['E9', []]]);
+    await assert.rejects(embedder.embed(['x'], ['E5']), /E5 \(causal\) has no enabled encoder \(status: planned\)/);
+  } finally {
+    await embedder.close();
+  }
+  await assert.rejects(embedder.embed(['x']), /closed/);
+  await embedder.close();
+});
+
+test('ONNX pool: E1 from the model (same vectors as in-thread), E9 model-free, provider reported', async () => {
+  const embedder = await createEmbedder({ logger, threads: 2, modelDir: model.dir });
+  const direct = await OnnxEncoder.load(model.dir);
+  try {
+    const [e1, e9] = embedder.encoders();
+    assert.deepEqual(e1, { space: 'E1', modelId: await onnxModelId(model.dir), dim: model.dim, provider: 'onnx' });
+    assert.deepEqual(e9, { space: 'E9', modelId: HDC_MODEL_ID, dim: HDC_DIM, provider: 'model-free' });
+    assert.equal(embedder.health().e1Provider, 'onnx');
+    assert.equal(embedder.health().modelDir, model.dir);
+
+    const texts = Array.from({ length: 40 }, (_, i) => (i % 2 ? 'the cat sat on the mat ' : 'kubernetes deployment ') + i);
+    const out = await embedder.embed(texts);
+    const expected = await direct.encode(texts);
+    const got = out.get('E1')!;
+    assert.equal(got.length, texts.length);
+    for (let i = 0; i < texts.length; i++) {
+      assert.equal(got[i]!.length, model.dim);
+      assert.ok(close(got[i]!, expected[i]!, 1e-5), `text ${i}`);
+      assert.deepEqual(out.get('E9')![i], hdcEmbed(texts[i]!));
+    }
+  } finally {
+    await direct.close();
+    await embedder.close();
+  }
+});
+
+test('ONNX pool: a bad model folder fails at creation with a clear message', async () => {
+  await assert.rejects(
+    createEmbedder({ logger, threads: 1, modelDir: join(root, 'missing-model') }),
+    /CONTEXT_GRAPH_MODEL_DIR/,
+  );
+});
