@@ -9,6 +9,7 @@ import type { SpaceIndexSpec, VectorIndexes } from './index/vector-index.js';
 import { openQueue } from './jobs/open.js';
 import type { JobQueue } from './jobs/queue.js';
 import type { Logger } from './log.js';
+import { ChangeFeed } from './services/change-feed.js';
 import { createEmbedJobHandler, EMBED_JOB, enqueueEmbeddingBacklog } from './services/embedding.js';
 import { MemoryService } from './services/memory.js';
 import { SearchService } from './services/search.js';
@@ -28,6 +29,8 @@ export interface App {
   indexSync: IndexSync;
   memory: MemoryService;
   search: SearchService;
+  /** Committed transactions from any process on this database, in tx_id order. */
+  changes: ChangeFeed;
   /** Whether this process runs the embedding jobs itself. */
   consumesJobs: boolean;
   health(): Promise<Health>;
@@ -92,10 +95,14 @@ export async function createApp(config: Config, logger: Logger): Promise<App> {
     const embedWaitMs = consumesJobs ? config.embedWaitMs : 0;
     await enqueueEmbeddingBacklog({ db, queue, embedder, logger });
 
+    const changes = new ChangeFeed(db, logger);
+    await changes.start();
+    closers.push(() => changes.stop());
+
     const memory = new MemoryService({ db, queue, indexSync, logger, embedWaitMs });
     const search = new SearchService({ db, embedder, indexes });
     return {
-      config, logger, db, queue, embedder, indexes, indexSync, memory, search, consumesJobs,
+      config, logger, db, queue, embedder, indexes, indexSync, memory, search, changes, consumesJobs,
       async health() {
         return {
           status: 'ok',

@@ -14,17 +14,22 @@ export interface ToolErrorPayload {
 }
 
 /** Zod issues as `path: message` lines, with the allowed values or bounds zod reports. */
-export function invalidParams(error: z.ZodError, toolName: string): AppError {
+export function invalidParams(error: z.ZodError, toolName: string, allowedKeys?: readonly string[]): AppError {
   const issues = error.issues.map((issue) => {
     const path = issue.path.length ? issue.path.join('.') : '(arguments)';
     const extra: Record<string, unknown> = {};
     if ('values' in issue && Array.isArray(issue.values)) extra.allowed = issue.values;
-    if ('keys' in issue && Array.isArray(issue.keys)) extra.keys = issue.keys;
+    if ('keys' in issue && Array.isArray(issue.keys)) {
+      extra.keys = issue.keys;
+      if (allowedKeys) extra.allowed = allowedKeys;
+    }
     if ('minimum' in issue) extra.minimum = Number(issue.minimum);
     if ('maximum' in issue) extra.maximum = Number(issue.maximum);
     return { path, message: issue.message, ...extra };
   });
-  const summary = issues.map((i) => `${i.path}: ${i.message}`).join('; ');
+  const summary = issues
+    .map((i) => `${i.path}: ${i.message}${'keys' in i && 'allowed' in i ? ` (allowed: ${(i.allowed as string[]).join(', ')})` : ''}`)
+    .join('; ');
   return new AppError('INVALID_PARAMS', `Invalid arguments for ${toolName}: ${summary}`, { issues });
 }
 

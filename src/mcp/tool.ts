@@ -1,6 +1,7 @@
 import type { ToolAnnotations } from '@modelcontextprotocol/sdk/types.js';
 import type * as z from 'zod';
 import type { App } from '../app.js';
+import type { NeedsInputPayload } from './payloads.js';
 
 export type Toolset = 'memory' | 'graph' | 'history' | 'curation' | 'navigation' | 'admin';
 
@@ -15,9 +16,13 @@ export interface ToolContext {
 
 /**
  * A tool is declared once: its schemas drive validation, tools/list, the docs and the output
- * check; its handler returns the structured payload and the presenter renders it.
+ * check; its handler returns the structured payload (or a needsInput payload) and `render`
+ * turns that payload into markdown for people.
+ *
+ * `input` is a strict object without `format`: the server adds `format` to every tool and
+ * applies the shared aliases and coercions (src/mcp/input.ts) before validation.
  */
-export interface ToolDef<I extends z.ZodType = z.ZodType, O extends z.ZodObject = z.ZodObject> {
+export interface ToolDef<I extends z.ZodObject = z.ZodObject, O extends z.ZodObject = z.ZodObject> {
   name: string;
   title: string;
   /** What it does, when to use it, and two examples (happy path, advanced). */
@@ -25,12 +30,17 @@ export interface ToolDef<I extends z.ZodType = z.ZodType, O extends z.ZodObject 
   toolset: Toolset;
   annotations: ToolAnnotations;
   input: I;
+  /** Must have a `kind` literal such as `entries:v1`. */
   output: O;
-  handler(args: z.output<I>, ctx: ToolContext): Promise<z.output<O>>;
-  /** Markdown for people; the structured payload stays the contract. */
+  /** True when the handler may answer with a needsInput:v1 payload instead of `output`. */
+  mayNeedInput?: boolean;
+  handler(args: z.output<I>, ctx: ToolContext): Promise<z.output<O> | NeedsInputPayload>;
+  /** Markdown for people, with the seed-003 contract markers; the structured payload stays the contract. */
   render(result: z.output<O>): string;
+  /** URI of the embedded JSON resource block (seed 000), e.g. `knowledge://entries?topic=deploy`. */
+  resourceUri?(args: z.output<I>, result: z.output<O>): string;
 }
 
-export function defineTool<I extends z.ZodType, O extends z.ZodObject>(def: ToolDef<I, O>): ToolDef<I, O> {
+export function defineTool<I extends z.ZodObject, O extends z.ZodObject>(def: ToolDef<I, O>): ToolDef<I, O> {
   return def;
 }

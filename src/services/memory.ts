@@ -3,10 +3,11 @@ import { ulid } from 'ulid';
 import type { IndexSync } from '../index/sync.js';
 import type { JobQueue } from '../jobs/queue.js';
 import type { Logger } from '../log.js';
-import type { Db } from '../store/db.js';
+import type { Db, Queryable } from '../store/db.js';
+import { retractEmbeddings } from '../store/embeddings-repo.js';
 import { insertNode, type NodeRecord } from '../store/nodes-repo.js';
-import { recordTransaction } from '../store/tx-log.js';
 import { EMBED_JOB, embedJobId, type EmbedJobPayload } from './embedding.js';
+import { image, writeTransaction } from './writes.js';
 
 export interface StoreMemoryInput {
   content: string;
@@ -45,8 +46,8 @@ export class MemoryService {
   ) {}
 
   async store(input: StoreMemoryInput, actor: string | null = null): Promise<StoreMemoryResult> {
-    const { db, queue, logger } = this.deps;
-    const { node, txId } = await db.transaction(async (tx) => {
+    const { db } = this.deps;
+    const { result: node, txId } = await writeTransaction(db, 'store', { actor }, async (tx, log) => {
       const node = await insertNode(tx, {
         id: ulid(),
         kind: 'memory',
@@ -63,26 +64,39 @@ export class MemoryService {
         valid_from: null,
         valid_to: null,
       });
-      const txId = await recordTransaction(tx, 'store', [{ entity: 'node', entityId: node.id, before: null, after: node }], { actor });
-      return { node, txId };
+      log({ entity: 'node', entityId: node.id, before: null, after: image(node) });
+      return node;
     });
 
-    // The write is committed: from here on a failure only delays embedding, which the backlog
-    // scan at start-up repairs, so it must not turn an acknowledged write into an error.
-    let embeddingJobId: string | null = null;
-    let searchable = false;
+    const { searchable, jobId: embeddingJobId } = await this.scheduleEmbedding([node]);
+    return { node, txId, searchable, embeddingJobId };
+  }
+
+  /**
+   * Call after committing nodes whose embedding text is new or changed. Embedded mode waits
+   * (bounded) so the next query sees the vectors; a failure here only delays embedding, which
+   * the backlog scan at start-up repairs, so it never turns an acknowledged write into an error.
+   */
+  async scheduleEmbedding(nodes: ReadonlyArray<{ nid: number; version: number; id: string }>): Promise<{ searchable: boolean; jobId: string | null }> {
+    if (nodes.length === 0) return { searchable: true, jobId: null };
     try {
-      const payload: EmbedJobPayload = { nids: [node.nid] };
-      const handle = await queue.enqueue(EMBED_JOB, payload, { jobId: embedJobId([node.nid], node.version) });
-      embeddingJobId = handle.id;
+      const nids = nodes.map((n) => n.nid);
+      const payload: EmbedJobPayload = { nids };
+      const handle = await this.deps.queue.enqueue(EMBED_JOB, payload, { jobId: embedJobId(nids, nodes.map((n) => n.version).join('.')) });
       if (this.deps.embedWaitMs > 0 && this.deps.indexSync) {
         await handle.finished(this.deps.embedWaitMs);
         await this.deps.indexSync.pull();
-        searchable = true;
+        return { searchable: true, jobId: handle.id };
       }
+      return { searchable: false, jobId: handle.id };
     } catch (err) {
-      logger.warn({ err, id: node.id }, 'embedding not ready in time; it continues in the background');
+      this.deps.logger.warn({ err, ids: nodes.map((n) => n.id) }, 'embedding not ready in time; it continues in the background');
+      return { searchable: false, jobId: null };
     }
-    return { node, txId, searchable, embeddingJobId };
+  }
+
+  /** Call (inside the write transaction) for nodes that left the live set: replicas drop their vectors. */
+  async retractEmbeddings(tx: Queryable, nids: readonly number[]): Promise<void> {
+    await retractEmbeddings(tx, nids);
   }
 }

@@ -65,3 +65,18 @@ export async function readFeed(q: Queryable, afterSeq: number, limit: number): P
     [afterSeq, limit],
   );
 }
+
+/**
+ * Marks the vectors of nodes that were deleted (or un-created by an undo) as removed: the rows
+ * stay as feed entries with a null vector, so every index replica drops the keys.
+ */
+export async function retractEmbeddings(tx: Queryable, nids: readonly number[]): Promise<void> {
+  if (nids.length === 0) return;
+  await tx.query(`select pg_advisory_xact_lock($1)`, [FEED_WRITE_LOCK]);
+  await tx.query(
+    `update embeddings set vector = null, feed_seq = nextval('embedding_feed_seq'), updated_at = now()
+      where node_nid = any($1::bigint[]) and vector is not null`,
+    [nids],
+  );
+  await tx.query(`select pg_notify($1, '')`, [EMBEDDINGS_CHANNEL]);
+}

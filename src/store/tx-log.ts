@@ -40,3 +40,43 @@ export async function recordTransaction(
   }
   return txId;
 }
+
+export interface ImageAsOf {
+  entity_id: string;
+  tx_id: number;
+  image: Record<string, unknown>;
+}
+
+/**
+ * The state of entities after transaction `asOfTxId`, rebuilt from the log: each entity's latest
+ * after-image at or before it. Entities absent at that point (never created, un-created by an
+ * undo, or tombstoned unless `includeDeleted`) are left out. Keyset-paged by entity id, so pages
+ * stay correct while writes happen.
+ */
+export async function imagesAsOf(
+  q: Queryable,
+  entity: 'node' | 'edge',
+  asOfTxId: number,
+  opts: { afterId?: string | null; ids?: readonly string[] | null; limit: number; includeDeleted?: boolean },
+): Promise<ImageAsOf[]> {
+  return q.query<ImageAsOf & Record<string, unknown>>(
+    `select entity_id, tx_id, image from (
+       select distinct on (entity_id) entity_id, tx_id, after as image
+         from tx_changes
+        where entity = $1 and tx_id <= $2
+          and ($3::text is null or entity_id > $3)
+          and ($4::text[] is null or entity_id = any($4::text[]))
+        order by entity_id, tx_id desc, ord desc
+     ) s
+     where image is not null and ($6::boolean or image->>'deleted_at' is null)
+     order by entity_id
+     limit $5`,
+    [entity, asOfTxId, opts.afterId ?? null, opts.ids ?? null, opts.limit, opts.includeDeleted ?? false],
+  );
+}
+
+/** The newest committed tx_id (0 when the log is empty). */
+export async function latestTxId(q: Queryable): Promise<number> {
+  const [row] = await q.query<{ max: number | null }>(`select max(tx_id) as max from transactions`);
+  return row?.max ?? 0;
+}

@@ -61,7 +61,7 @@ describe('serve over Streamable HTTP (embedded mode)', () => {
 
     const result = await call(client, 'query', { query: 'how do we release the payments service and when do we roll back?' });
     const q = result.structuredContent as { kind: string; items: Array<{ id: string; score: number; signals: Record<string, unknown> }> };
-    assert.equal(q.kind, 'queryResults:v1');
+    assert.equal(q.kind, 'entries:v1');
     assert.equal(q.items[0]?.id, s.id);
     assert.ok(q.items[0]!.signals.lexical, 'found by full text');
     assert.ok(q.items[0]!.signals.E1, 'found by the E1 vectors');

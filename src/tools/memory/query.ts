@@ -1,4 +1,6 @@
 import * as z from 'zod';
+import { markersFor, quoteMemory, renderCards } from '../../mcp/markdown.js';
+import { contractMarkersSchema } from '../../mcp/payloads.js';
 import { defineTool } from '../../mcp/tool.js';
 import { isoDate, memoryTypeField, projectIdField, queryTextField } from './schemas.js';
 
@@ -11,7 +13,7 @@ const input = z.strictObject({
 const signalScore = z.object({ rank: z.number().int(), score: z.number() });
 
 const output = z.object({
-  kind: z.literal('queryResults:v1'),
+  kind: z.literal('entries:v1'),
   query: z.string(),
   items: z.array(
     z.object({
@@ -26,6 +28,7 @@ const output = z.object({
       signals: z.record(z.string(), signalScore).describe('Rank and raw score per signal: lexical, E1, E9.'),
     }),
   ),
+  contract_markers: contractMarkersSchema,
 });
 
 export const queryTool = defineTool({
@@ -42,7 +45,7 @@ Advanced: {"query": "what did we decide about rollback thresholds for the paymen
   async handler(args, ctx) {
     const hits = await ctx.app.search.hybrid({ text: args.query, limit: args.limit, projectId: args.project_id });
     return {
-      kind: 'queryResults:v1' as const,
+      kind: 'entries:v1' as const,
       query: args.query,
       items: hits.map((h) => ({
         id: h.node.id,
@@ -55,14 +58,14 @@ Advanced: {"query": "what did we decide about rollback thresholds for the paymen
         score: h.score,
         signals: h.signals,
       })),
+      contract_markers: markersFor(hits.length),
     };
   },
   render(r) {
-    if (r.items.length === 0) return `No memories match "${r.query}".`;
-    const lines = [`Found ${r.items.length} memor${r.items.length === 1 ? 'y' : 'ies'} for "${r.query}":`, ''];
-    for (const item of r.items) {
-      lines.push(`- [${item.id}] ${item.topic ? `**${item.topic}**: ` : ''}${item.content} _(score ${item.score.toFixed(3)})_`);
-    }
-    return lines.join('\n');
+    const heading = r.items.length === 0 ? `No memories match "${r.query}".` : `Found ${r.items.length} memor${r.items.length === 1 ? 'y' : 'ies'} for "${r.query}".`;
+    return renderCards('entry', heading, r.items, (item) =>
+      `**[${item.id}]** ${item.topic ? `${item.topic} · ` : ''}${item.project_id} · ${item.memory_type} · score ${item.score.toFixed(3)}\n${quoteMemory(item.content)}`,
+    );
   },
+  resourceUri: (args) => `knowledge://entries?query=${encodeURIComponent(args.query)}${args.project_id ? `&project_id=${encodeURIComponent(args.project_id)}` : ''}`,
 });

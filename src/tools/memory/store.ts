@@ -53,4 +53,5 @@ Advanced: {"content": "Alice prefers async stand-ups on Mondays.", "memory_type"
   render(r) {
     return `Stored memory \`${r.id}\` in project \`${r.project_id}\` (transaction ${r.tx_id}).${r.searchable ? '' : ' Vector search picks it up shortly; keyword search finds it now.'}`;
   },
+  resourceUri: (_args, r) => `knowledge://entries/${r.id}`,
 });

@@ -1,0 +1,48 @@
+import type { Db, Queryable } from '../store/db.js';
+import { recordTransaction, type TxChange } from '../store/tx-log.js';
+
+/** Channel every committed transaction is announced on; the payload is its tx_id. */
+export const TX_CHANNEL = 'cg_tx';
+
+const TX_ORDER_LOCK = 0x63670002;
+
+export interface WriteMeta {
+  actor?: string | null;
+  rationale?: string | null;
+}
+
+export interface Committed<T> {
+  txId: number;
+  result: T;
+  changes: TxChange[];
+}
+
+/**
+ * The one way to mutate: `fn` makes its changes through `tx` and reports each entity it touched
+ * with `log(change)` (before/after images). Rows, the transaction record and the announcement
+ * commit together or not at all; a transaction that logged no change records nothing.
+ */
+export async function writeTransaction<T>(
+  db: Db,
+  op: string,
+  meta: WriteMeta,
+  fn: (tx: Queryable, log: (change: TxChange) => void) => Promise<T>,
+): Promise<Committed<T>> {
+  return db.transaction(async (tx) => {
+    const changes: TxChange[] = [];
+    const result = await fn(tx, (change) => changes.push(change));
+    if (changes.length === 0) return { txId: 0, result, changes };
+    // tx_ids must commit in order: readers of the log (change feed, history cursors) advance
+    // past an id once they have seen it, and would skip one that committed later.
+    await tx.query(`select pg_advisory_xact_lock($1)`, [TX_ORDER_LOCK]);
+    const txId = await recordTransaction(tx, op, changes, meta);
+    // NOTIFY is delivered on commit only, so listeners never hear of a rolled-back write.
+    await tx.query(`select pg_notify($1, $2)`, [TX_CHANNEL, String(txId)]);
+    return { txId, result, changes };
+  });
+}
+
+/** An entity image as stored in tx_changes: JSON-safe (dates become ISO strings). */
+export function image<T>(row: T): T {
+  return JSON.parse(JSON.stringify(row)) as T;
+}

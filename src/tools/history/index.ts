@@ -1,0 +1,1 @@
+export const HISTORY_TOOLS = [] as const;
