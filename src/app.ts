@@ -11,7 +11,9 @@ import type { JobQueue } from './jobs/queue.js';
 import type { Logger } from './log.js';
 import { ChangeFeed } from './services/change-feed.js';
 import { createEmbedJobHandler, EMBED_JOB, enqueueEmbeddingBacklog } from './services/embedding.js';
+import { IngestService } from './services/ingest.js';
 import { MemoryService } from './services/memory.js';
+import { ReadService } from './services/reads.js';
 import { SearchService } from './services/search.js';
 import type { Db } from './store/db.js';
 import { openStore } from './store/open.js';
@@ -29,6 +31,8 @@ export interface App {
   indexSync: IndexSync;
   memory: MemoryService;
   search: SearchService;
+  reads: ReadService;
+  ingest: IngestService;
   /** Committed transactions from any process on this database, in tx_id order. */
   changes: ChangeFeed;
   /** Whether this process runs the embedding jobs itself. */
@@ -99,10 +103,10 @@ export async function createApp(config: Config, logger: Logger): Promise<App> {
     await changes.start();
     closers.push(() => changes.stop());
 
-    const memory = new MemoryService({ db, queue, indexSync, logger, embedWaitMs });
     const search = new SearchService({ db, embedder, indexes });
+    const memory = new MemoryService({ db, queue, indexSync, logger, embedWaitMs, search });
     return {
-      config, logger, db, queue, embedder, indexes, indexSync, memory, search, changes, consumesJobs,
+      config, logger, db, queue, embedder, indexes, indexSync, memory, search, reads: new ReadService(db), ingest: new IngestService({ db, memory }), changes, consumesJobs,
       async health() {
         return {
           status: 'ok',

@@ -11,6 +11,7 @@ export const GLOBAL_ALIASES: Readonly<Record<string, string>> = {
   query_text: 'query',
   query: 'query_text',
   text: 'content',
+  content: 'text',
 };
 
 export const FORMATS = ['markdown', 'json', 'both'] as const;

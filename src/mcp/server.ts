@@ -111,7 +111,7 @@ export function createMcpServer(app: App, opts: { actor: string }): McpServer {
           // Ask the client natively when it can answer, then go on with the answer (once).
           const answer = round === 0 ? await elicit(mcp, payload) : null;
           if (answer) {
-            rawArgs = { ...(rawArgs as Record<string, unknown>), ...answer };
+            rawArgs = normalizeArgs({ ...(rawArgs as Record<string, unknown>), ...answer }, tool.call.shape);
             continue;
           }
           return presentResult(payload, renderNeedsInput(payload), format, `knowledge://tools/${name}/needs-input`);
@@ -130,10 +130,11 @@ export function createMcpServer(app: App, opts: { actor: string }): McpServer {
 
 async function elicit(mcp: McpServer, p: NeedsInputPayload): Promise<Record<string, unknown> | null> {
   if (!mcp.server.getClientCapabilities()?.elicitation) return null;
-  const properties: Record<string, { type: 'string'; title: string; enum?: string[] }> = {};
+  const properties: Record<string, { type: 'string'; title: string; description?: string }> = {};
   for (const field of p.needsInput.fields) {
+    // Suggestions are hints, not an enum: the answer may be anything the field accepts.
     const suggestions = p.needsInput.suggestions?.[field] ?? [];
-    properties[field] = { type: 'string', title: field, ...(suggestions.length ? { enum: suggestions } : {}) };
+    properties[field] = { type: 'string', title: field, ...(suggestions.length ? { description: `e.g. ${suggestions.slice(0, 5).join(', ')}` } : {}) };
   }
   try {
     const res = await mcp.server.elicitInput({ mode: 'form', message: p.message, requestedSchema: { type: 'object', properties } } as Parameters<typeof mcp.server.elicitInput>[0]);

@@ -5,7 +5,8 @@ import type { JobQueue } from '../jobs/queue.js';
 import type { Logger } from '../log.js';
 import type { Db, Queryable } from '../store/db.js';
 import { retractEmbeddings } from '../store/embeddings-repo.js';
-import { insertNode, type NodeRecord } from '../store/nodes-repo.js';
+import { insertNode, liveNodesByHash, type NodeRecord } from '../store/nodes-repo.js';
+import type { SearchService } from './search.js';
 import { EMBED_JOB, embedJobId, type EmbedJobPayload } from './embedding.js';
 import { image, writeTransaction } from './writes.js';
 
@@ -18,6 +19,8 @@ export interface StoreMemoryInput {
   importance?: number | undefined;
   confidence?: number | undefined;
   source_uri?: string | undefined;
+  valid_from?: Date | undefined;
+  valid_to?: Date | undefined;
 }
 
 export interface StoreMemoryResult {
@@ -26,7 +29,12 @@ export interface StoreMemoryResult {
   /** True once the memory's vectors are in this process's indexes (lexical search finds it at once). */
   searchable: boolean;
   embeddingJobId: string | null;
+  /** Live entries of the same project with the same content (exact) or nearly the same meaning (near). */
+  possibleDuplicates: Array<{ id: string; score: number; match: 'exact' | 'near' }>;
 }
+
+/** E1 cosine from which a stored memory is reported as a near duplicate of another. */
+export const NEAR_DUPLICATE_SIMILARITY = 0.9;
 
 /** Hash of the content as a reader sees it: case and white space do not make a new fact. */
 export function contentHash(content: string): string {
@@ -42,6 +50,8 @@ export class MemoryService {
       logger: Logger;
       /** How long `store` waits for its vectors; 0 answers at once (distributed mode). */
       embedWaitMs: number;
+      /** For near-duplicate checks on store; absent in processes without indexes. */
+      search?: SearchService;
     },
   ) {}
 
@@ -61,15 +71,15 @@ export class MemoryService {
         confidence: input.confidence ?? 1,
         metadata: {},
         content_hash: contentHash(input.content),
-        valid_from: null,
-        valid_to: null,
+        valid_from: input.valid_from ?? null,
+        valid_to: input.valid_to ?? null,
       });
       log({ entity: 'node', entityId: node.id, before: null, after: image(node) });
       return node;
     });
 
     const { searchable, jobId: embeddingJobId } = await this.scheduleEmbedding([node]);
-    return { node, txId, searchable, embeddingJobId };
+    return { node, txId, searchable, embeddingJobId, possibleDuplicates: await this.duplicatesOf(node) };
   }
 
   /**
@@ -77,13 +87,13 @@ export class MemoryService {
    * (bounded) so the next query sees the vectors; a failure here only delays embedding, which
    * the backlog scan at start-up repairs, so it never turns an acknowledged write into an error.
    */
-  async scheduleEmbedding(nodes: ReadonlyArray<{ nid: number; version: number; id: string }>): Promise<{ searchable: boolean; jobId: string | null }> {
+  async scheduleEmbedding(nodes: ReadonlyArray<{ nid: number; version: number; id: string }>, opts: { wait?: boolean } = {}): Promise<{ searchable: boolean; jobId: string | null }> {
     if (nodes.length === 0) return { searchable: true, jobId: null };
     try {
       const nids = nodes.map((n) => n.nid);
       const payload: EmbedJobPayload = { nids };
       const handle = await this.deps.queue.enqueue(EMBED_JOB, payload, { jobId: embedJobId(nids, nodes.map((n) => n.version).join('.')) });
-      if (this.deps.embedWaitMs > 0 && this.deps.indexSync) {
+      if ((opts.wait ?? true) && this.deps.embedWaitMs > 0 && this.deps.indexSync) {
         await handle.finished(this.deps.embedWaitMs);
         await this.deps.indexSync.pull();
         return { searchable: true, jobId: handle.id };
@@ -93,6 +103,25 @@ export class MemoryService {
       this.deps.logger.warn({ err, ids: nodes.map((n) => n.id) }, 'embedding not ready in time; it continues in the background');
       return { searchable: false, jobId: null };
     }
+  }
+
+  /**
+   * Reported, never acted on: the agent decides whether to merge, supersede or keep both
+   * (silent dedupe loses facts that differ only in a number, which embeddings barely see).
+   */
+  private async duplicatesOf(node: NodeRecord): Promise<StoreMemoryResult['possibleDuplicates']> {
+    const exact = (await liveNodesByHash(this.deps.db, node.project_id, [node.content_hash])).filter((n) => n.nid !== node.nid);
+    const seen = new Set(exact.map((n) => n.id));
+    const out: StoreMemoryResult['possibleDuplicates'] = exact.slice(0, 5).map((n) => ({ id: n.id, score: 1, match: 'exact' as const }));
+    if (this.deps.search) {
+      try {
+        const near = await this.deps.search.nearDuplicates(node.content, { projectId: node.project_id, excludeNid: node.nid, minSimilarity: NEAR_DUPLICATE_SIMILARITY, limit: 3 });
+        for (const n of near) if (!seen.has(n.node.id)) out.push({ id: n.node.id, score: Math.round(n.similarity * 1000) / 1000, match: 'near' });
+      } catch (err) {
+        this.deps.logger.debug({ err }, 'near-duplicate check skipped');
+      }
+    }
+    return out;
   }
 
   /** Call (inside the write transaction) for nodes that left the live set: replicas drop their vectors. */

@@ -79,3 +79,67 @@ export async function nidsMissingEmbedding(q: Queryable, space: string, modelId:
   );
   return rows.map((r) => r.nid);
 }
+
+export async function nodeById(q: Queryable, id: string): Promise<NodeRecord | null> {
+  const [row] = await q.query<NodeRecord & Record<string, unknown>>(`select ${NODE_COLUMNS} from nodes where id = $1`, [id]);
+  return row ?? null;
+}
+
+/** Live ids next to `id` in sort order: for a mistyped or truncated ULID these are the likely ones. */
+export async function neighbouringIds(q: Queryable, id: string, n: number): Promise<string[]> {
+  const rows = await q.query<{ id: string }>(
+    `(select id from nodes where deleted_at is null and kind <> 'entity' and id < $1 order by id desc limit $2)
+     union all
+     (select id from nodes where deleted_at is null and kind <> 'entity' and id >= $1 order by id limit $2)`,
+    [id, n],
+  );
+  // Closest first: by length of the shared prefix, then by order.
+  const shared = (a: string) => {
+    let i = 0;
+    while (i < a.length && i < id.length && a[i] === id[i]) i++;
+    return i;
+  };
+  return rows.map((r) => r.id).sort((a, b) => shared(b) - shared(a) || (a < b ? -1 : 1)).slice(0, n);
+}
+
+/** How the live memories of a set spread over projects, types and tags (needsInput suggestions). */
+export function distribution(nodes: readonly NodeRecord[]): { project_id: string[]; memory_type: string[]; tags: string[] } {
+  const top = (values: string[]) => {
+    const counts = new Map<string, number>();
+    for (const v of values) counts.set(v, (counts.get(v) ?? 0) + 1);
+    return [...counts.entries()].sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : 1)).slice(0, 8).map(([v]) => v);
+  };
+  return {
+    project_id: top(nodes.map((n) => n.project_id)),
+    memory_type: top(nodes.map((n) => n.memory_type)),
+    tags: top(nodes.flatMap((n) => n.tags)),
+  };
+}
+
+/** Live nodes of a project whose content hash is one of `hashes`. */
+export async function liveNodesByHash(q: Queryable, projectId: string, hashes: readonly string[]): Promise<NodeRecord[]> {
+  if (hashes.length === 0) return [];
+  return q.query<NodeRecord & Record<string, unknown>>(
+    `select ${NODE_COLUMNS} from nodes where project_id = $1 and content_hash = any($2::text[]) and deleted_at is null`,
+    [projectId, hashes],
+  );
+}
+
+/** Live chunks previously pushed from one source, by chunk index. */
+export async function liveChunksBySource(q: Queryable, projectId: string, sourceUri: string): Promise<NodeRecord[]> {
+  return q.query<NodeRecord & Record<string, unknown>>(
+    `select ${NODE_COLUMNS} from nodes
+      where project_id = $1 and source_uri = $2 and kind = 'chunk' and deleted_at is null`,
+    [projectId, sourceUri],
+  );
+}
+
+/** Replaces a node's content (and hash), bumping its version; returns the new row. */
+export async function rewriteContent(q: Queryable, nid: number, content: string, contentHash: string, metadata: Record<string, unknown>): Promise<NodeRecord> {
+  const [row] = await q.query<NodeRecord & Record<string, unknown>>(
+    `update nodes set content = $2, content_hash = $3, metadata = $4::jsonb, version = version + 1, updated_at = now()
+      where nid = $1 returning ${NODE_COLUMNS}`,
+    [nid, content, contentHash, JSON.stringify(metadata)],
+  );
+  return row!;
+}

@@ -22,10 +22,10 @@ describe('serve over Streamable HTTP (embedded mode)', () => {
     await dir?.remove();
   });
 
-  test('tools/list publishes store and query with input and output schemas', async () => {
+  test('tools/list publishes every tool with input and output schemas', async () => {
     const { tools } = await client.listTools();
     const names = tools.map((t) => t.name);
-    assert.deepEqual(names, ['store', 'query']);
+    for (const name of ['store', 'query', 'search', 'push']) assert.ok(names.includes(name), name);
     for (const t of tools) {
       assert.equal(t.inputSchema.type, 'object');
       assert.equal(t.outputSchema?.type, 'object');
@@ -106,7 +106,8 @@ describe('serve over Streamable HTTP (embedded mode)', () => {
     ['limit 0', 'query', { query: 'x', limit: 0 }, 'limit'],
     ['limit 51', 'query', { query: 'x', limit: 51 }, 'limit'],
     ['limit not an integer', 'query', { query: 'x', limit: 2.5 }, 'limit'],
-    ['query missing', 'query', {}, 'query'],
+    ['time_range start after end', 'search', { query_text: 'x', time_range: { start: '2026-02-01T00:00:00Z', end: '2026-01-01T00:00:00Z' } }, 'time_range'],
+    ['push chunk_size too small', 'push', { text: 'x', chunk_size: 2 }, 'chunk_size'],
   ];
   for (const [label, tool, args, field] of bad) {
     test(`bad input is a clear INVALID_PARAMS tool error: ${label}`, async () => {

@@ -11,7 +11,9 @@ const input = z.strictObject({
   importance: unitInterval.optional().describe('0..1, default 0.5.'),
   confidence: unitInterval.optional().describe('0..1, default 1.'),
   source_uri: z.string().max(2_048).optional().describe('Where the memory came from (URL, file, conversation id).'),
-});
+  valid_from: z.iso.datetime({ offset: true }).optional().describe('When the fact starts to hold (ISO 8601); recording time is kept apart.'),
+  valid_to: z.iso.datetime({ offset: true }).optional().describe('When the fact stops holding (ISO 8601).'),
+}).refine((a) => !a.valid_from || !a.valid_to || new Date(a.valid_from) <= new Date(a.valid_to), { message: 'valid_from must not be after valid_to', path: ['valid_to'] });
 
 const output = z.object({
   kind: z.literal('stored:v1'),
@@ -23,6 +25,9 @@ const output = z.object({
   created_at: isoDate,
   searchable: z.boolean().describe('Vectors indexed; lexical search finds the memory at once either way.'),
   embedding_job_id: z.string().nullable(),
+  possible_duplicates: z
+    .array(z.object({ id: z.string(), score: z.number(), match: z.enum(['exact', 'near']) }))
+    .describe('Live entries in the same project with the same content (exact) or nearly the same meaning (near); nothing was merged.'),
 });
 
 export const storeTool = defineTool({
@@ -37,7 +42,10 @@ Advanced: {"content": "Alice prefers async stand-ups on Mondays.", "memory_type"
   input,
   output,
   async handler(args, ctx) {
-    const r = await ctx.app.memory.store(args, ctx.actor);
+    const r = await ctx.app.memory.store(
+      { ...args, valid_from: args.valid_from ? new Date(args.valid_from) : undefined, valid_to: args.valid_to ? new Date(args.valid_to) : undefined },
+      ctx.actor,
+    );
     return {
       kind: 'stored:v1' as const,
       id: r.node.id,
@@ -48,10 +56,14 @@ Advanced: {"content": "Alice prefers async stand-ups on Mondays.", "memory_type"
       created_at: r.node.created_at.toISOString(),
       searchable: r.searchable,
       embedding_job_id: r.embeddingJobId,
+      possible_duplicates: r.possibleDuplicates,
     };
   },
   render(r) {
-    return `Stored memory \`${r.id}\` in project \`${r.project_id}\` (transaction ${r.tx_id}).${r.searchable ? '' : ' Vector search picks it up shortly; keyword search finds it now.'}`;
+    const dupes = r.possible_duplicates.length
+      ? `\n\nPossible duplicates (nothing was merged): ${r.possible_duplicates.map((d) => `\`${d.id}\` (${d.match}, ${d.score})`).join(', ')}. Use \`update\` with \`supersedes\` or \`delete\` if one is stale.`
+      : '';
+    return `Stored memory \`${r.id}\` in project \`${r.project_id}\` (transaction ${r.tx_id}).${r.searchable ? '' : ' Vector search picks it up shortly; keyword search finds it now.'}${dupes}`;
   },
   resourceUri: (_args, r) => `knowledge://entries/${r.id}`,
 });

@@ -1,0 +1,15 @@
+import * as z from 'zod';
+import { ALL_TOOLS } from '../tools/index.js';
+import { needsInputSchema, toolErrorSchema } from './payloads.js';
+
+/**
+ * Every structured payload the server can send, keyed by its versioned `kind` (seed 003
+ * discriminators): what clients and the contract tests validate JSON blocks against.
+ */
+export const toolPayloadSchema = z.discriminatedUnion('kind', [
+  ...(ALL_TOOLS.map((t) => t.output) as unknown as [z.ZodObject, ...z.ZodObject[]]),
+  needsInputSchema,
+  toolErrorSchema,
+] as unknown as [z.ZodObject<{ kind: z.ZodLiteral<string> }>, ...z.ZodObject<{ kind: z.ZodLiteral<string> }>[]]);
+
+export type ToolPayload = z.output<typeof toolPayloadSchema>;

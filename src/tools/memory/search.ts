@@ -1,0 +1,105 @@
+import * as z from 'zod';
+import { markersFor, quoteMemory, renderCards } from '../../mcp/markdown.js';
+import { contractMarkersSchema, needsInput } from '../../mcp/payloads.js';
+import { defineTool } from '../../mcp/tool.js';
+import { limitField, memoryTypeField, projectIdField, queryTextField, scoreThresholdField, tagsField, timeRangeField, toFilters, usedFiltersSchema } from './schemas.js';
+
+/** The context string stays prompt-sized whatever the hits' lengths. */
+export const CONTEXT_BUDGET_CHARS = 6_000;
+
+const input = z.strictObject({
+  query_text: queryTextField.describe('What to look for. Alias: query.'),
+  project_id: projectIdField.optional().describe('Only this project. Alias: project.'),
+  memory_type: memoryTypeField.optional().describe('Only this type. Alias: type.'),
+  tags: tagsField.optional().describe('Contains-any: hits carry at least one of these tags (a single string is accepted).'),
+  time_range: timeRangeField.optional(),
+  limit: limitField.describe('How many hits, 1..50 (default 5). Alias: k.'),
+  score_threshold: scoreThresholdField,
+});
+
+const hitSchema = z.object({
+  id: z.string(),
+  score: z.number(),
+  text: z.string(),
+  project_id: z.string(),
+  memory_type: memoryTypeField,
+  tags: z.array(z.string()),
+  timestamp: z.string().describe('When the memory was recorded (ISO 8601).'),
+  source_uri: z.string().nullable(),
+});
+
+const output = z.object({
+  kind: z.literal('search:v1'),
+  hits: z.array(hitSchema),
+  context: z.string().describe('Prompt-ready text: each hit as "[id] text", best first.'),
+  used_filters: usedFiltersSchema,
+  limit: z.number().int(),
+  score_threshold: z.number(),
+  contract_markers: contractMarkersSchema,
+});
+type Hit = z.output<typeof hitSchema>;
+
+/** Joins hits as `[id] text` blocks, best first, cutting the last one to the budget. */
+export function buildContext(hits: readonly Hit[], budget = CONTEXT_BUDGET_CHARS): string {
+  const parts: string[] = [];
+  let used = 0;
+  for (const hit of hits) {
+    const block = `[${hit.id}] ${hit.text.replace(/\s+/g, ' ').trim()}`;
+    const room = budget - used - (parts.length ? 2 : 0);
+    if (room <= 40) break;
+    parts.push(block.length > room ? `${block.slice(0, room - 1)}…` : block);
+    used += parts[parts.length - 1]!.length + (parts.length > 1 ? 2 : 0);
+  }
+  return parts.join('\n\n');
+}
+
+export const searchTool = defineTool({
+  name: 'search',
+  title: 'Search with context',
+  toolset: 'memory',
+  description: `Retrieve memories with filters and get a prompt-ready \`context\` string that cites each memory inline as [id].
+When to use: to ground an answer in what was stored; paste \`context\` into your reasoning and cite the [id]s.
+Filters: project_id, memory_type, tags (contains-any), time_range; hits below score_threshold (default 0.25) are dropped.
+Example: {"query_text": "database backup schedule"}
+Advanced: {"query_text": "what did Alice decide about retries", "project_id": "payments", "memory_type": "episodic", "tags": ["decision", "retries"], "time_range": {"start": "2026-11-01T00:00:00Z", "end": "2026-11-08T00:00:00Z"}, "limit": 10, "score_threshold": 0.3}`,
+  annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
+  input,
+  output,
+  mayNeedInput: true,
+  async handler(args, ctx) {
+    const text = args.query_text.trim();
+    if (!text) {
+      const topics = await ctx.app.reads.recentTopics();
+      return needsInput({
+        message: 'What should I search for?',
+        needsInput: { fields: ['query_text'], reason: 'A query is required to search.', suggestions: { query_text: topics } },
+      });
+    }
+    const { service, used } = toFilters(args);
+    const { hits } = await ctx.app.search.hybrid({ text, limit: args.limit, scoreThreshold: args.score_threshold, ...service });
+    const out: Hit[] = hits.map((h) => ({
+      id: h.node.id,
+      score: h.score,
+      text: h.node.topic ? `${h.node.topic}: ${h.node.content}` : h.node.content,
+      project_id: h.node.project_id,
+      memory_type: h.node.memory_type as Hit['memory_type'],
+      tags: h.node.tags,
+      timestamp: h.node.created_at.toISOString(),
+      source_uri: h.node.source_uri,
+    }));
+    return {
+      kind: 'search:v1' as const,
+      hits: out,
+      context: buildContext(out),
+      used_filters: used,
+      limit: args.limit,
+      score_threshold: args.score_threshold,
+      contract_markers: markersFor(out.length),
+    };
+  },
+  render(r) {
+    const heading = r.hits.length === 0 ? 'No memories above the score threshold.' : `${r.hits.length} memor${r.hits.length === 1 ? 'y' : 'ies'}; cite them by [id].`;
+    return renderCards('hit', heading, r.hits, (h) => `**[${h.id}]** score ${h.score.toFixed(3)} · ${h.project_id} · ${h.memory_type}${h.tags.length ? ` · ${h.tags.join(', ')}` : ''}\n${quoteMemory(h.text)}`);
+  },
+  resourceUri: (args) => `knowledge://entries?query=${encodeURIComponent(args.query_text)}`,
+});

@@ -1,0 +1,189 @@
+import assert from 'node:assert/strict';
+import { after, before, describe, test } from 'node:test';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { ElicitRequestSchema, type CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { toolPayloadSchema } from '../../src/mcp/contract.js';
+import { call, childEnv, httpClient, startServe, tempDir, toolError } from '../helpers/cli.js';
+
+/** The canonical JSON block (seed 003): the last text block that parses and validates. */
+function jsonBlock(result: CallToolResult): Record<string, unknown> {
+  for (const block of [...result.content].reverse()) {
+    if (block.type !== 'text') continue;
+    try {
+      return toolPayloadSchema.parse(JSON.parse(block.text)) as Record<string, unknown>;
+    } catch {
+      // not the JSON block
+    }
+  }
+  throw new Error(`no valid JSON block in ${JSON.stringify(result.content).slice(0, 300)}`);
+}
+
+function markdown(result: CallToolResult): string {
+  const block = result.content.find((b) => b.type === 'text');
+  return block && block.type === 'text' ? block.text : '';
+}
+
+const count = (text: string, needle: string) => text.split(needle).length - 1;
+
+describe('memory tools: formats, ergonomics, needsInput, search, push', () => {
+  let dir: Awaited<ReturnType<typeof tempDir>>;
+  let server: Awaited<ReturnType<typeof startServe>>;
+  let client: Client;
+
+  before(async () => {
+    dir = await tempDir();
+    server = await startServe(childEnv({ CONTEXT_GRAPH_DATA_DIR: dir.path }));
+    client = await httpClient(server.mcpUrl);
+  });
+  after(async () => {
+    await client?.close();
+    await server?.stop();
+    await dir?.remove();
+  });
+
+  test('format gating: markdown + resource, resource + JSON, markdown + resource + JSON last', async () => {
+    const md = await call(client, 'store', { content: 'Format test: the kiln fires at 1200 degrees.', topic: 'pottery' });
+    assert.deepEqual(md.content.map((b) => b.type), ['text', 'resource']);
+    const resource = md.content[1] as { type: 'resource'; resource: { uri: string; mimeType: string; text: string } };
+    assert.match(resource.resource.uri, /^knowledge:\/\/entries\//);
+    assert.equal(resource.resource.mimeType, 'application/json');
+    assert.deepEqual(JSON.parse(resource.resource.text), md.structuredContent);
+    assert.throws(() => JSON.parse(markdown(md)), 'markdown mode has no JSON text block');
+
+    const json = await call(client, 'query', { query: 'kiln temperature', format: 'json' });
+    assert.deepEqual(json.content.map((b) => b.type), ['resource', 'text']);
+    assert.deepEqual(jsonBlock(json), json.structuredContent);
+
+    const both = await call(client, 'query', { query: 'kiln temperature', format: 'both' });
+    assert.deepEqual(both.content.map((b) => b.type), ['text', 'resource', 'text']);
+    const payload = jsonBlock(both) as { kind: string; items: unknown[]; contract_markers: { cards: number; index: number } };
+    assert.equal(payload.kind, 'entries:v1');
+    const text = markdown(both);
+    assert.equal(count(text, '<!-- kind:entry-index:v1 -->'), payload.contract_markers.index);
+    assert.equal(count(text, '<!-- kind:entry-card:v1 -->'), payload.contract_markers.cards);
+    assert.equal(payload.contract_markers.cards, payload.items.length);
+  });
+
+  test('aliases and coercions: text, type, project, a string tag, k, query_text', async () => {
+    const r = await call(client, 'store', { text: 'Alias test: stand-ups move to Tuesdays.', type: 'episodic', project: 'team-a', tags: 'meetings' });
+    assert.equal(r.isError, undefined, JSON.stringify(r.content));
+    const s = r.structuredContent as { project_id: string; memory_type: string };
+    assert.equal(s.project_id, 'team-a');
+    assert.equal(s.memory_type, 'episodic');
+    const found = await call(client, 'search', { query: 'when are stand-ups', k: 1, project: 'team-a', tags: 'meetings' });
+    const hits = (found.structuredContent as { hits: Array<{ tags: string[]; project_id: string }>; limit: number }).hits;
+    assert.equal((found.structuredContent as { limit: number }).limit, 1);
+    assert.deepEqual(hits[0]?.tags, ['meetings']);
+  });
+
+  test('unknown keys are rejected with the allowed names', async () => {
+    const err = toolError(await call(client, 'search', { query_text: 'x', colour: 'red' }));
+    assert.equal(err?.code, 'INVALID_PARAMS');
+    assert.ok(err!.message.includes('colour'));
+    assert.ok(err!.message.includes('query_text') && err!.message.includes('score_threshold'), err!.message);
+  });
+
+  test('needsInput: empty query', async () => {
+    const r = await call(client, 'query', { query: '   ', format: 'json' });
+    assert.equal(r.isError, undefined);
+    const p = jsonBlock(r) as { kind: string; needsInput: { fields: string[] } };
+    assert.equal(p.kind, 'needsInput:v1');
+    assert.deepEqual(p.needsInput.fields, ['query']);
+    assert.ok(markdown(await call(client, 'search', { query_text: '' })).includes('Input needed'));
+  });
+
+  test('needsInput: unknown id suggests the 5 closest ids', async () => {
+    const ids: string[] = [];
+    for (let i = 0; i < 6; i++) ids.push(((await call(client, 'store', { content: `Id test entry ${i} about compost bins.` })).structuredContent as { id: string }).id);
+    const wrong = ids[2]!.slice(0, 20) + 'ZZZZZZ';
+    const p = (await call(client, 'query', { id: wrong })).structuredContent as { kind: string; needsInput: { fields: string[]; suggestions: { id: string[] } } };
+    assert.equal(p.kind, 'needsInput:v1');
+    assert.deepEqual(p.needsInput.fields, ['id']);
+    assert.equal(p.needsInput.suggestions.id.length, 5);
+    for (const id of p.needsInput.suggestions.id) assert.ok(ids.includes(id) || /^[0-9A-Z]{26}$/.test(id));
+    const found = (await call(client, 'query', { id: ids[3] })).structuredContent as { items: Array<{ id: string }> };
+    assert.deepEqual(found.items.map((i) => i.id), [ids[3]]);
+  });
+
+  test('needsInput: more than 20 matches without filters suggests the real distribution; a filter answers', async () => {
+    for (let i = 0; i < 24; i++) {
+      await call(client, 'store', { content: `Broad test ${i}: the greenhouse watering schedule changes in spring.`, project_id: i % 2 ? 'garden' : 'farm', tags: [i % 3 ? 'water' : 'season'] });
+    }
+    const p = (await call(client, 'query', { query: 'greenhouse watering schedule' })).structuredContent as { kind: string; needsInput: { fields: string[]; suggestions: Record<string, string[]> } };
+    assert.equal(p.kind, 'needsInput:v1');
+    assert.deepEqual(new Set(p.needsInput.suggestions.project_id), new Set(['garden', 'farm']));
+    assert.ok(p.needsInput.suggestions.tags!.includes('water'));
+    const narrowed = (await call(client, 'query', { query: 'greenhouse watering schedule', project_id: 'garden', limit: 50 })).structuredContent as { kind: string; items: Array<{ project_id: string }> };
+    assert.equal(narrowed.kind, 'entries:v1');
+    assert.equal(narrowed.items.length, 12);
+    assert.ok(narrowed.items.every((i) => i.project_id === 'garden'));
+  });
+
+  test('a client with elicitation is asked natively and gets results', async () => {
+    const asking = new Client({ name: 'eliciting', version: '1.0.0' }, { capabilities: { elicitation: { form: {} } } });
+    let asked = '';
+    asking.setRequestHandler(ElicitRequestSchema, async (req) => {
+      asked = req.params.message;
+      return { action: 'accept', content: { query: 'kiln temperature' } };
+    });
+    await asking.connect(new StreamableHTTPClientTransport(new URL(server.mcpUrl)));
+    try {
+      const r = await call(asking, 'query', {});
+      assert.ok(asked.length > 0, 'the client was asked');
+      const p = r.structuredContent as { kind: string; items: Array<{ content: string }> };
+      assert.equal(p.kind, 'entries:v1', JSON.stringify(p));
+      assert.match(p.items[0]!.content, /kiln/);
+    } finally {
+      await asking.close();
+    }
+  });
+
+  test('search: hits, cited context, used_filters, contains-any tags, time range, threshold', async () => {
+    const a = ((await call(client, 'store', { content: 'Search test: backups of the billing database run at 02:00 UTC.', project_id: 'ops', tags: ['backup', 'db'] })).structuredContent as { id: string }).id;
+    const b = ((await call(client, 'store', { content: 'Search test: log backups are kept for thirty days.', project_id: 'ops', tags: ['logs'] })).structuredContent as { id: string }).id;
+    const r = await call(client, 'search', { query_text: 'when do backups run', project_id: 'ops', tags: ['backup', 'nothing'] });
+    const s = r.structuredContent as { hits: Array<{ id: string; text: string; timestamp: string; source_uri: null }>; context: string; used_filters: Record<string, unknown>; score_threshold: number };
+    assert.deepEqual(s.hits.map((h) => h.id), [a], 'contains-any keeps only the tagged one');
+    assert.ok(s.context.startsWith(`[${a}] `));
+    assert.deepEqual(s.used_filters, { project_id: 'ops', memory_type: null, tags: ['backup', 'nothing'], topic: null, time_range: null });
+    assert.equal(s.score_threshold, 0.25);
+    const future = await call(client, 'search', { query_text: 'backups', project_id: 'ops', time_range: { start: '2100-01-01T00:00:00Z' } });
+    assert.equal((future.structuredContent as { hits: unknown[] }).hits.length, 0);
+    const all = (await call(client, 'search', { query_text: 'backups', project_id: 'ops', score_threshold: 0 })).structuredContent as { hits: Array<{ id: string }> };
+    assert.ok([a, b].every((id) => all.hits.some((h) => h.id === id)));
+  });
+
+  test('push: chunks, counters, the same text twice is skipped, an edited source updates in place', async () => {
+    const doc = Array.from({ length: 30 }, (_, i) => `Runbook step ${i}: check the pump pressure gauge number ${i} before opening valve ${i}.`).join(' ');
+    const first = (await call(client, 'push', { text: doc, project_id: 'plant', source_uri: 'file://runbook.md', chunk_size: 64 })).structuredContent as { chunksIndexed: number; inserted: number; skippedDuplicates: number; chunkSize: number; tx_id: number };
+    assert.ok(first.chunksIndexed > 3);
+    assert.equal(first.inserted, first.chunksIndexed);
+    assert.equal(first.skippedDuplicates, 0);
+    assert.equal(first.chunkSize, 64);
+    const again = (await call(client, 'push', { text: doc, project_id: 'plant', source_uri: 'file://runbook.md', chunk_size: 64 })).structuredContent as Record<string, number>;
+    assert.equal(again.inserted, 0);
+    assert.equal(again.skippedDuplicates, first.chunksIndexed);
+    assert.equal(again.tx_id, 0, 'nothing changed, no transaction');
+    // Same token count, so chunk boundaries stay put and only the first chunk changes.
+    const edited = doc.replace('before opening valve 0.', 'before closing valve 0.');
+    const third = (await call(client, 'push', { text: edited, project_id: 'plant', source_uri: 'file://runbook.md', chunk_size: 64 })).structuredContent as Record<string, number>;
+    assert.equal(third.updated, 1);
+    assert.equal(third.inserted, 0);
+    assert.equal(third.skippedDuplicates, first.chunksIndexed - 1);
+    const found = (await call(client, 'search', { query_text: 'closing valve 0', project_id: 'plant', limit: 1 })).structuredContent as { hits: Array<{ text: string }> };
+    assert.match(found.hits[0]!.text, /closing valve 0\./);
+  });
+
+  test('store reports exact and near duplicates without merging', async () => {
+    const content = 'Duplicate test: the staging cluster is rebuilt every Sunday night.';
+    const first = (await call(client, 'store', { content, project_id: 'dupes' })).structuredContent as { id: string };
+    const second = (await call(client, 'store', { content: `  ${content.toUpperCase()} `, project_id: 'dupes' })).structuredContent as { id: string; possible_duplicates: Array<{ id: string; match: string; score: number }> };
+    assert.notEqual(second.id, first.id, 'both are kept');
+    assert.deepEqual(second.possible_duplicates.find((d) => d.match === 'exact'), { id: first.id, score: 1, match: 'exact' });
+    const near = (await call(client, 'store', { content: 'Duplicate test: the staging cluster is rebuilt every Sunday evening.', project_id: 'dupes' })).structuredContent as { possible_duplicates: Array<{ id: string; match: string }> };
+    assert.ok(near.possible_duplicates.some((d) => d.match === 'near' && [first.id, second.id].includes(d.id)), JSON.stringify(near.possible_duplicates));
+    const other = (await call(client, 'store', { content: 'Duplicate test: a completely unrelated note about violin strings.', project_id: 'dupes' })).structuredContent as { possible_duplicates: unknown[] };
+    assert.deepEqual(other.possible_duplicates, []);
+  });
+});
