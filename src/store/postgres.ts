@@ -8,6 +8,14 @@ import type { ExecQueryable } from './migrate.js';
 const types = {
   bigint: { to: 20, from: [20], parse: (x: string) => Number(x), serialize: (x: unknown) => String(x) },
   numeric: { to: 1700, from: [1700], parse: (x: string) => Number(x), serialize: (x: unknown) => String(x) },
+  // Callers pass jsonb parameters as JSON text (PGlite needs text); postgres.js would
+  // JSON.stringify that text again and store a JSON string instead of the object.
+  json: {
+    to: 114,
+    from: [114, 3802],
+    serialize: (x: unknown) => (typeof x === 'string' ? x : JSON.stringify(x)),
+    parse: (x: string) => JSON.parse(x) as unknown,
+  },
   bytea: {
     to: 17,
     from: [17],

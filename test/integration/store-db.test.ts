@@ -171,6 +171,12 @@ function conformance(name: string, makeHarness: () => Promise<Harness>, skip: st
       assert.equal(Object.getPrototypeOf(out), Uint8Array.prototype, 'bytea → plain Uint8Array (not Buffer)');
       assert.deepEqual(out, bytes);
       assert.deepEqual(new Float32Array(out.buffer, out.byteOffset, out.byteLength / 4), vector);
+      // Callers pass jsonb as JSON text (single and in arrays): it must be stored as the object, not as a JSON string.
+      const [typed] = await db.query<{ one: string; many: string[] }>(
+        `select jsonb_typeof($1::jsonb) as one, array(select jsonb_typeof(x) from unnest($2::jsonb[]) as x) as many`,
+        [JSON.stringify({ a: 1 }), [JSON.stringify({ b: 2 }), JSON.stringify([1])]],
+      );
+      assert.deepEqual(typed, { one: 'object', many: ['object', 'array'] });
       const [arrays] = await db.query<{ ids: unknown; nums: unknown }>(`select array[1, 2]::int8[] as ids, array[1.5]::numeric[] as nums`);
       assert.deepEqual(arrays, { ids: [1, 2], nums: [1.5] });
     });
