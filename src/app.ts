@@ -17,6 +17,7 @@ import { ReadService } from './services/reads.js';
 import { SearchService } from './services/search.js';
 import type { Db } from './store/db.js';
 import { openStore } from './store/open.js';
+import { latestTxId } from './store/tx-log.js';
 
 export const VERSION = '0.1.0';
 
@@ -44,7 +45,7 @@ export interface App {
 export interface Health {
   status: 'ok';
   version: string;
-  store: { driver: Db['driver'] };
+  store: { driver: Db['driver']; last_tx_id: number };
   queue: { backend: JobQueue['backend']; consumer: 'this-process' | 'workers'; counts: { waiting: number; active: number; failed: number } | null };
   embedding: ReturnType<Embedder['encoders']>;
   index: { sizes: Awaited<ReturnType<VectorIndexes['sizes']>>; feed_position: number };
@@ -111,7 +112,7 @@ export async function createApp(config: Config, logger: Logger): Promise<App> {
         return {
           status: 'ok',
           version: VERSION,
-          store: { driver: db.driver },
+          store: { driver: db.driver, last_tx_id: await latestTxId(db) },
           queue: { backend: queue.backend, consumer: consumesJobs ? 'this-process' : 'workers', counts: await queue.counts().catch(() => null) },
           embedding: embedder.encoders(),
           index: { sizes: await indexes.sizes(), feed_position: indexSync.position },

@@ -1,4 +1,5 @@
 import * as z from 'zod';
+import { AppError } from '../errors.js';
 
 /**
  * seed 004 ergonomics: accepted alternative names. An alias applies only when the tool has the
@@ -42,6 +43,7 @@ function isStringArray(schema: z.ZodType): boolean {
  */
 export function normalizeArgs(raw: unknown, shape: Record<string, z.ZodType>): unknown {
   if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) return raw;
+  rejectNul(raw, '');
   const out: Record<string, unknown> = { ...(raw as Record<string, unknown>) };
   for (const [alias, target] of Object.entries(GLOBAL_ALIASES)) {
     if (alias in out && !(alias in shape) && target in shape && !(target in out)) {
@@ -58,4 +60,15 @@ export function normalizeArgs(raw: unknown, shape: Record<string, z.ZodType>): u
 /** The schema a tool call is validated with: the tool's fields plus `format`. */
 export function callSchema(input: z.ZodObject): z.ZodObject {
   return input.extend({ format: formatField });
+}
+
+/** Postgres text cannot hold U+0000; refuse it up front as bad input rather than fail in SQL. */
+function rejectNul(value: unknown, path: string, depth = 0): void {
+  if (depth > 20) return;
+  if (typeof value === 'string') {
+    if (value.includes('\u0000')) throw new AppError('INVALID_PARAMS', `${path || '(arguments)'}: NUL characters (U+0000) are not allowed`, { issues: [{ path, message: 'NUL characters are not allowed' }] });
+    return;
+  }
+  if (Array.isArray(value)) value.forEach((v, i) => rejectNul(v, `${path}.${i}`, depth + 1));
+  else if (typeof value === 'object' && value !== null) for (const [k, v] of Object.entries(value)) rejectNul(v, path ? `${path}.${k}` : k, depth + 1);
 }
