@@ -1,1 +1,4 @@
-export const ENTRY_TOOLS = [] as const;
+import { deleteTool } from './delete.js';
+import { updateTool } from './update.js';
+
+export const ENTRY_TOOLS = [updateTool, deleteTool] as const;

@@ -1,1 +1,4 @@
-export const HISTORY_TOOLS = [] as const;
+import { historyTool } from './history.js';
+import { undoTool } from './undo.js';
+
+export const HISTORY_TOOLS = [undoTool, historyTool] as const;

@@ -1,0 +1,240 @@
+import { ulid } from 'ulid';
+import type { App } from '../app.js';
+import { AppError } from '../errors.js';
+import type { Db, Queryable } from '../store/db.js';
+import { retractEmbeddings } from '../store/embeddings-repo.js';
+import { EDGE_COLUMNS, type EdgeRecord } from '../store/history-repo.js';
+import { insertNode, NODE_COLUMNS, type NodeRecord } from '../store/nodes-repo.js';
+import { contentHash, type MemoryService } from './memory.js';
+import { image, writeTransaction } from './writes.js';
+
+export interface UpdateEntryInput {
+  id: string;
+  content?: string | undefined;
+  topic?: string | null | undefined;
+  tags?: string[] | undefined;
+  importance?: number | undefined;
+  confidence?: number | undefined;
+  memory_type?: string | undefined;
+  source_uri?: string | null | undefined;
+  /** ISO timestamp, or null to clear. */
+  valid_from?: string | null | undefined;
+  valid_to?: string | null | undefined;
+  /** Keep the old entry as a closed fact and write the new fields to a new entry. */
+  supersedes?: boolean | undefined;
+  rationale?: string | null | undefined;
+}
+
+export interface UpdateEntryResult {
+  /** The entry holding the fact now: the new one when superseding. */
+  node: NodeRecord;
+  txId: number;
+  /** The closed entry when superseding, else null. */
+  superseded: NodeRecord | null;
+}
+
+export interface DeleteEntriesResult {
+  txId: number;
+  ids: string[];
+  edgesDeleted: number;
+}
+
+const UPDATABLE = ['content', 'topic', 'tags', 'importance', 'confidence', 'memory_type', 'source_uri', 'valid_from', 'valid_to'] as const;
+
+/** An unknown or deleted id; the update tool turns it into a needsInput payload. */
+export class EntryNotFoundError extends AppError {
+  constructor(readonly id: string, readonly deleted: boolean) {
+    super('NODE_NOT_FOUND', deleted ? `Entry ${id} is deleted.` : `No entry has id ${id}.`, { id, deleted });
+  }
+}
+
+function toDate(v: string | null | undefined, field: string): Date | null | undefined {
+  if (v === undefined || v === null) return v;
+  const d = new Date(v);
+  if (Number.isNaN(d.getTime())) {
+    throw new AppError('INVALID_PARAMS', `${field}: not an ISO 8601 timestamp`, { issues: [{ path: field, message: 'not an ISO 8601 timestamp' }] });
+  }
+  return d;
+}
+
+function checkInterval(from: Date | null, to: Date | null): void {
+  if (from && to && to.getTime() < from.getTime()) {
+    throw new AppError('INVALID_PARAMS', 'valid_to: must not be before valid_from', { issues: [{ path: 'valid_to', message: 'must not be before valid_from' }] });
+  }
+}
+
+// metadata written as JSON text through a driver that encodes strings for jsonb parameters is a
+// jsonb string; read it as the object it stands for.
+const METADATA_OBJECT = `(case jsonb_typeof(metadata) when 'object' then metadata when 'string' then (metadata #>> '{}')::jsonb else '{}'::jsonb end)`;
+
+function metadataObject(v: unknown): Record<string, unknown> {
+  if (typeof v === 'string') {
+    try {
+      const parsed: unknown = JSON.parse(v);
+      if (parsed && typeof parsed === 'object' && !Array.isArray(parsed)) return parsed as Record<string, unknown>;
+    } catch {
+      return {};
+    }
+  }
+  return v && typeof v === 'object' && !Array.isArray(v) ? (v as Record<string, unknown>) : {};
+}
+
+async function lockNodes(q: Queryable, ids: readonly string[]): Promise<NodeRecord[]> {
+  return q.query<NodeRecord & Record<string, unknown>>(`select ${NODE_COLUMNS} from nodes where id = any($1::text[]) order by id for update`, [ids]);
+}
+
+/** Edits and soft deletes of entries (memory nodes), each one logged transaction. */
+export class EntriesService {
+  constructor(private readonly deps: { db: Db; memory: Pick<MemoryService, 'scheduleEmbedding'> | null }) {}
+
+  async update(input: UpdateEntryInput, actor: string | null = null): Promise<UpdateEntryResult> {
+    const given = UPDATABLE.filter((f) => input[f] !== undefined);
+    if (given.length === 0 && !input.supersedes) {
+      throw new AppError('INVALID_PARAMS', `Nothing to update: give at least one of ${UPDATABLE.join(', ')}.`, {
+        issues: [{ path: '(arguments)', message: 'no field to update', allowed: [...UPDATABLE] }],
+      });
+    }
+    const validFrom = toDate(input.valid_from, 'valid_from');
+    const validTo = toDate(input.valid_to, 'valid_to');
+
+    const { result, txId } = await writeTransaction(this.deps.db, input.supersedes ? 'supersede' : 'update', { actor, rationale: input.rationale ?? null }, async (tx, log) => {
+      const [old] = await lockNodes(tx, [input.id]);
+      if (!old || old.deleted_at !== null) throw new EntryNotFoundError(input.id, Boolean(old));
+      const content = input.content ?? old.content;
+      const fields = {
+        content,
+        topic: input.topic !== undefined ? input.topic : old.topic,
+        tags: input.tags ?? old.tags,
+        importance: input.importance ?? old.importance,
+        confidence: input.confidence ?? old.confidence,
+        memory_type: input.memory_type ?? old.memory_type,
+        source_uri: input.source_uri !== undefined ? input.source_uri : old.source_uri,
+        content_hash: contentHash(content),
+      };
+
+      if (!input.supersedes) {
+        const from = validFrom !== undefined ? validFrom : old.valid_from;
+        const to = validTo !== undefined ? validTo : old.valid_to;
+        checkInterval(from, to);
+        const [row] = await tx.query<NodeRecord & Record<string, unknown>>(
+          `update nodes set content = $2, topic = $3, tags = $4::text[], importance = $5, confidence = $6, memory_type = $7,
+                  source_uri = $8, content_hash = $9, valid_from = $10, valid_to = $11,
+                  version = version + 1, updated_at = now()
+            where id = $1 returning ${NODE_COLUMNS}`,
+          [old.id, fields.content, fields.topic, fields.tags, fields.importance, fields.confidence, fields.memory_type, fields.source_uri, fields.content_hash, from, to],
+        );
+        log({ entity: 'node', entityId: old.id, before: image(old), after: image(row!) });
+        return { node: row!, superseded: null };
+      }
+
+      const supersededBy = metadataObject(old.metadata).superseded_by;
+      if (old.valid_to !== null || typeof supersededBy === 'string') {
+        throw new AppError('CONFLICT', `Entry ${old.id} is already closed${typeof supersededBy === 'string' ? ` (superseded by ${supersededBy})` : ''}; update the current entry instead.`, {
+          id: old.id,
+          superseded_by: supersededBy ?? null,
+        });
+      }
+      // The new fact holds from valid_from (default now); the old one holds until then.
+      const [{ now }] = (await tx.query<{ now: Date }>(`select now() as now`)) as [{ now: Date }];
+      const from = validFrom ?? now;
+      const to = validTo ?? null;
+      checkInterval(from, to);
+      const fresh = await insertNode(tx, {
+        id: ulid(),
+        kind: old.kind,
+        project_id: old.project_id,
+        ...fields,
+        metadata: { ...metadataObject(old.metadata), supersedes: old.id },
+        valid_from: from,
+        valid_to: to,
+      });
+      const closeAt = old.valid_from && old.valid_from.getTime() > from.getTime() ? old.valid_from : from;
+      const [closed] = await tx.query<NodeRecord & Record<string, unknown>>(
+        `update nodes set valid_to = $2, metadata = ${METADATA_OBJECT} || jsonb_build_object('superseded_by', $3::text),
+                version = version + 1, updated_at = now()
+          where id = $1 returning ${NODE_COLUMNS}`,
+        [old.id, closeAt, fresh.id],
+      );
+      log({ entity: 'node', entityId: old.id, before: image(old), after: image(closed!) });
+      log({ entity: 'node', entityId: fresh.id, before: null, after: image(fresh) });
+      return { node: fresh, superseded: closed! };
+    });
+
+    const embeddingChanged = result.superseded !== null || input.content !== undefined || input.topic !== undefined;
+    if (embeddingChanged && this.deps.memory) await this.deps.memory.scheduleEmbedding([result.node]);
+    return { node: result.node, txId, superseded: result.superseded };
+  }
+
+  /** Soft-deletes entries and the edges touching them, in one transaction. */
+  async delete(input: { ids: readonly string[]; rationale?: string | null | undefined }, actor: string | null = null): Promise<DeleteEntriesResult> {
+    const ids = [...new Set(input.ids)];
+    const { result, txId } = await writeTransaction(this.deps.db, 'delete', { actor, rationale: input.rationale ?? null }, async (tx, log) => {
+      const rows = await lockNodes(tx, ids);
+      const found = new Map(rows.map((r) => [r.id, r]));
+      const missing = ids.filter((id) => !found.has(id));
+      if (missing.length > 0) {
+        throw new AppError('NODE_NOT_FOUND', `No entr${missing.length === 1 ? 'y has' : 'ies have'} id ${missing.join(', ')}.`, { ids: missing });
+      }
+      const gone = rows.filter((r) => r.deleted_at !== null);
+      if (gone.length > 0) {
+        throw new AppError('CONFLICT', `Entr${gone.length === 1 ? 'y' : 'ies'} ${gone.map((r) => r.id).join(', ')} ${gone.length === 1 ? 'is' : 'are'} already deleted.`, {
+          ids: gone.map((r) => r.id),
+          already_deleted: true,
+        });
+      }
+      const deleted = await tx.query<NodeRecord & Record<string, unknown>>(
+        `update nodes set deleted_at = now(), updated_at = now(), version = version + 1
+          where id = any($1::text[]) returning ${NODE_COLUMNS}`,
+        [ids],
+      );
+      const byId = new Map(deleted.map((r) => [r.id, r]));
+      for (const id of ids) log({ entity: 'node', entityId: id, before: image(found.get(id)!), after: image(byId.get(id)!) });
+
+      const edgesBefore = await tx.query<EdgeRecord & Record<string, unknown>>(
+        `select ${EDGE_COLUMNS} from edges where (src = any($1::text[]) or dst = any($1::text[])) and deleted_at is null order by id for update`,
+        [ids],
+      );
+      if (edgesBefore.length > 0) {
+        const edgesAfter = await tx.query<EdgeRecord & Record<string, unknown>>(
+          `update edges set deleted_at = now() where id = any($1::text[]) returning ${EDGE_COLUMNS}`,
+          [edgesBefore.map((e) => e.id)],
+        );
+        const afterById = new Map(edgesAfter.map((e) => [e.id, e]));
+        for (const e of edgesBefore) log({ entity: 'edge', entityId: e.id, before: image(e), after: image(afterById.get(e.id)!) });
+      }
+      await retractEmbeddings(tx, rows.map((r) => r.nid));
+      return { ids, edgesDeleted: edgesBefore.length };
+    });
+    return { txId, ...result };
+  }
+
+  /**
+   * Ids to offer for a mistyped one: the live ids most similar to `text` (trigram similarity),
+   * or, when none is similar, the most recently updated live ids.
+   */
+  async suggestIds(text: string, limit = 5): Promise<{ ids: string[]; basis: 'similar' | 'recent' }> {
+    const similar = await this.deps.db.query<{ id: string }>(
+      `select id from nodes where deleted_at is null and similarity(id, $1) > 0.2
+        order by similarity(id, $1) desc, updated_at desc limit $2`,
+      [text, limit],
+    );
+    if (similar.length > 0) return { ids: similar.map((r) => r.id), basis: 'similar' };
+    const recent = await this.deps.db.query<{ id: string }>(
+      `select id from nodes where deleted_at is null order by updated_at desc, id desc limit $1`,
+      [limit],
+    );
+    return { ids: recent.map((r) => r.id), basis: 'recent' };
+  }
+}
+
+const services = new WeakMap<App, EntriesService>();
+
+/** The EntriesService of an App (built on first use). */
+export function entriesFor(app: App): EntriesService {
+  let s = services.get(app);
+  if (!s) {
+    s = new EntriesService({ db: app.db, memory: app.memory });
+    services.set(app, s);
+  }
+  return s;
+}

@@ -1,0 +1,451 @@
+import type { App } from '../app.js';
+import { AppError } from '../errors.js';
+import type { VectorIndexes } from '../index/vector-index.js';
+import type { Logger } from '../log.js';
+import type { Db, Queryable } from '../store/db.js';
+import {
+  changeSummaries,
+  changesOfTxs,
+  decodeImage,
+  edgesByIdForUpdate,
+  entityChangesSince,
+  hardDeleteEdge,
+  hardDeleteNode,
+  listTransactions,
+  markReverted,
+  nodesByIdForUpdate,
+  restoreEdge,
+  restoreNode,
+  revertedBy,
+  txById,
+  unrevertedTxs,
+  type TxChangeRow,
+  type TxRow,
+} from '../store/history-repo.js';
+import { retractEmbeddings } from '../store/embeddings-repo.js';
+import type { NodeRecord } from '../store/nodes-repo.js';
+import { imagesAsOf, latestTxId, type ImageAsOf } from '../store/tx-log.js';
+import type { MemoryService } from './memory.js';
+import { image, writeTransaction, type Committed } from './writes.js';
+
+/**
+ * Undo / redo model (also in the `undo` tool's description):
+ *
+ * - Every mutation is one transaction. `reverted_by` on a transaction names the transaction that
+ *   reverted it.
+ * - The undo stack is the transactions with reverted_by null whose op is not 'undo' (so it
+ *   includes 'redo' transactions). `undo({steps: N})` reverts the newest N of them in ONE new
+ *   transaction with op 'undo'.
+ * - The redo stack is the 'undo' transactions with reverted_by null. `undo({redo: true, steps: N})`
+ *   reverts the newest N of them — re-applying what they undid — in one transaction with op 'redo'.
+ *   A redo is an ordinary transaction again, so a later `undo` undoes it.
+ * - `undo({tx_id})` reverts exactly that transaction: an 'undo' transaction is redone (op 'redo'),
+ *   anything else is undone (op 'undo'). A transaction already reverted is a CONFLICT.
+ * - A revert restores every entity the reverted transactions touched to the image it had before
+ *   the oldest of them. It is refused (CONFLICT naming the later transaction, nothing changed)
+ *   when a transaction outside the set changed such an entity afterwards and that change is still
+ *   in effect; changes that were themselves reverted since do not count.
+ */
+export type UndoRequest = { steps?: number | undefined; redo?: boolean | undefined; txId?: number | undefined; rationale?: string | null | undefined };
+
+export interface RevertedEntity {
+  entity: 'node' | 'edge';
+  entity_id: string;
+  change_type: ChangeType;
+}
+
+export interface UndoResult {
+  txId: number;
+  op: 'undo' | 'redo';
+  revertedTxIds: number[];
+  entities: RevertedEntity[];
+}
+
+/** How an entity changed in a transaction, seen by a reader. */
+export type ChangeType = 'create' | 'update' | 'delete' | 'restore';
+
+export interface HistoryItem {
+  tx_id: number;
+  op: string;
+  actor: string | null;
+  rationale: string | null;
+  created_at: string;
+  reverted_by: number | null;
+  /** For undo/redo transactions: the transactions they reverted. */
+  reverts: number[];
+  changes: Array<{ entity: string; entity_id: string; change_type: ChangeType }>;
+  changes_total: number;
+}
+
+export interface HistoryPage {
+  items: HistoryItem[];
+  next_cursor: string | null;
+  /** The newest transaction the listing reflects (pinned across pages). */
+  as_of_tx_id: number;
+}
+
+export interface HistoryQuery {
+  entityId?: string | undefined;
+  op?: string | undefined;
+  since?: string | undefined;
+  until?: string | undefined;
+  limit: number;
+  cursor?: string | undefined;
+}
+
+const UNDO_LOCK = 0x63670010;
+const MAX_CHANGES_PER_ITEM = 50;
+
+type Image = Record<string, unknown>;
+
+function state(img: Image | null): 'absent' | 'deleted' | 'live' {
+  if (img === null) return 'absent';
+  return img.deleted_at !== null && img.deleted_at !== undefined ? 'deleted' : 'live';
+}
+
+export function changeTypeOf(before: 'absent' | 'deleted' | 'live', after: 'absent' | 'deleted' | 'live'): ChangeType {
+  if (before === 'absent' && after !== 'absent') return 'create';
+  if (after === 'absent' || (after === 'deleted' && before === 'live')) return 'delete';
+  if (before !== 'live' && after === 'live') return 'restore';
+  return 'update';
+}
+
+function canonical(v: unknown): string {
+  if (v === null || typeof v !== 'object') return JSON.stringify(v) ?? 'null';
+  if (Array.isArray(v)) return `[${v.map(canonical).join(',')}]`;
+  const keys = Object.keys(v as object).sort();
+  return `{${keys.map((k) => `${JSON.stringify(k)}:${canonical((v as Record<string, unknown>)[k])}`).join(',')}}`;
+}
+
+/**
+ * Two images of one entity are the same state when they agree on every column both carry
+ * (writers may log slightly different column sets; null and absent differ).
+ */
+export function sameImage(a: Image | null, b: Image | null): boolean {
+  if (a === null || b === null) return a === b;
+  for (const k of Object.keys(a)) {
+    if (!(k in b)) continue;
+    if (canonical(a[k]) !== canonical(b[k])) return false;
+  }
+  return true;
+}
+
+/** Wraps `db` so that, inside writeTransaction's DB transaction, `after(txId)` runs right after it is recorded. */
+function withAfterRecord(db: Db, after: (tx: Queryable, txId: number) => Promise<void>): Db {
+  return {
+    driver: db.driver,
+    query: (text, params) => db.query(text, params),
+    listen: (channel, fn) => db.listen(channel, fn),
+    exec: (sql) => db.exec(sql),
+    close: () => db.close(),
+    transaction: <T>(fn: (tx: Queryable) => Promise<T>) =>
+      db.transaction(async (tx) => {
+        const out = await fn(tx);
+        const txId = (out as unknown as Committed<unknown>).txId;
+        if (txId > 0) await after(tx, txId);
+        return out;
+      }),
+  };
+}
+
+function encodeCursor(c: { b: number; m: number }): string {
+  return Buffer.from(JSON.stringify(c)).toString('base64url');
+}
+
+function decodeCursor(s: string): { b: number; m: number } {
+  try {
+    const c = JSON.parse(Buffer.from(s, 'base64url').toString('utf8')) as { b?: unknown; m?: unknown };
+    if (Number.isSafeInteger(c.b) && Number.isSafeInteger(c.m)) return { b: c.b as number, m: c.m as number };
+  } catch {
+    // fall through
+  }
+  throw new AppError('INVALID_PARAMS', 'cursor: not a cursor from a previous history page', { issues: [{ path: 'cursor', message: 'invalid cursor' }] });
+}
+
+function parseTime(s: string | undefined, field: string): Date | null {
+  if (s === undefined) return null;
+  const d = new Date(s);
+  if (Number.isNaN(d.getTime())) throw new AppError('INVALID_PARAMS', `${field}: not an ISO 8601 timestamp`, { issues: [{ path: field, message: 'not an ISO 8601 timestamp' }] });
+  return d;
+}
+
+export interface HistoryDeps {
+  db: Db;
+  memory?: Pick<MemoryService, 'scheduleEmbedding'> | null;
+  /** This process's vector indexes: keys of nodes an undo removes are dropped at once. */
+  indexes?: Pick<VectorIndexes, 'remove'> | null;
+  spaces?: readonly string[];
+  logger?: Logger | null;
+}
+
+export class HistoryService {
+  constructor(private readonly deps: HistoryDeps) {}
+
+  /** Reverts transactions atomically; see the model at the top of this file. */
+  async undo(req: UndoRequest, actor: string | null = null): Promise<UndoResult> {
+    const { db } = this.deps;
+    let targets: number[] = [];
+    let op: 'undo' | 'redo' = req.redo ? 'redo' : 'undo';
+    if (req.txId !== undefined) {
+      // Reverting an undo re-applies what it undid: that is a redo. (A transaction's op never changes.)
+      const row = await txById(db, req.txId);
+      if (!row) throw new AppError('NODE_NOT_FOUND', `Transaction ${req.txId} does not exist.`, { tx_id: req.txId });
+      op = row.op === 'undo' ? 'redo' : 'undo';
+    }
+    const toEmbed: NodeRecord[] = [];
+    const removedNids: number[] = [];
+    const wrapped = withAfterRecord(db, (tx, txId) => markReverted(tx, targets, txId));
+
+    const committed = await writeTransaction(wrapped, op, { actor, rationale: req.rationale ?? null }, async (tx, log) => {
+      // One revert at a time: two concurrent undos must not pick the same transactions.
+      await tx.query(`select pg_advisory_xact_lock($1)`, [UNDO_LOCK]);
+      let picked: TxRow[];
+      if (req.txId !== undefined) {
+        const row = await txById(tx, req.txId, true);
+        if (!row) throw new AppError('NODE_NOT_FOUND', `Transaction ${req.txId} does not exist.`, { tx_id: req.txId });
+        if (row.reverted_by !== null) {
+          throw new AppError('CONFLICT', `Transaction ${req.txId} was already reverted by transaction ${row.reverted_by}; undo that one to bring it back.`, {
+            tx_id: req.txId,
+            reverted_by: row.reverted_by,
+          });
+        }
+        picked = [row];
+      } else {
+        picked = await unrevertedTxs(tx, req.steps ?? 1, req.redo ? 'redo-stack' : 'undo-stack');
+        if (picked.length === 0) {
+          throw new AppError('CONFLICT', req.redo ? 'Nothing to redo: no undo is waiting to be re-applied.' : 'Nothing to undo: every transaction is already reverted.', {});
+        }
+      }
+      targets = picked.map((t) => t.tx_id).sort((a, b) => a - b);
+      const entities = await this.revert(tx, targets, log, toEmbed, removedNids);
+      return entities;
+    });
+    if (toEmbed.length > 0 && this.deps.memory) await this.deps.memory.scheduleEmbedding(toEmbed);
+    if (removedNids.length > 0 && this.deps.indexes) {
+      for (const space of this.deps.spaces ?? []) {
+        await this.deps.indexes.remove(space as Parameters<VectorIndexes['remove']>[0], removedNids).catch((err) => this.deps.logger?.warn({ err }, 'index removal after undo failed'));
+      }
+    }
+    return { txId: committed.txId, op, revertedTxIds: targets, entities: committed.result };
+  }
+
+  /**
+   * Restores every entity the `txIds` touched to its image before the oldest of them, logging
+   * each as a change. Throws CONFLICT when a later transaction outside the set still holds a change.
+   */
+  private async revert(
+    tx: Queryable,
+    txIds: readonly number[],
+    log: (c: { entity: 'node' | 'edge'; entityId: string; before: unknown; after: unknown }) => void,
+    toEmbed: NodeRecord[],
+    removedNids: number[],
+  ): Promise<RevertedEntity[]> {
+    const set = new Set(txIds);
+    const changes = await changesOfTxs(tx, txIds);
+    // Entities in the order they were last touched, newest first: restores run in reverse order.
+    const order: Array<{ entity: 'node' | 'edge'; entityId: string }> = [];
+    const seen = new Set<string>();
+    for (const c of [...changes].reverse()) {
+      if (c.entity !== 'node' && c.entity !== 'edge') {
+        throw new AppError('CONFLICT', `Transaction ${c.tx_id} changed a ${c.entity}, which undo cannot restore.`, { tx_id: c.tx_id, entity: c.entity });
+      }
+      const key = `${c.entity}\u0000${c.entity_id}`;
+      if (seen.has(key)) continue;
+      seen.add(key);
+      order.push({ entity: c.entity, entityId: c.entity_id });
+    }
+
+    // Lock the live rows first, so no writer changes them between the check and the restore.
+    const nodeIds = order.filter((e) => e.entity === 'node').map((e) => e.entityId);
+    const edgeIds = order.filter((e) => e.entity === 'edge').map((e) => e.entityId);
+    const nodes = new Map((await nodesByIdForUpdate(tx, nodeIds)).map((n) => [n.id, n]));
+    const edges = new Map((await edgesByIdForUpdate(tx, edgeIds)).map((e) => [e.id, e]));
+
+    const minTx = Math.min(...txIds);
+    const history = await entityChangesSince(tx, order, minTx);
+    const byEntity = new Map<string, TxChangeRow[]>();
+    for (const c of history) {
+      const key = `${c.entity}\u0000${c.entity_id}`;
+      const list = byEntity.get(key) ?? [];
+      list.push(c);
+      byEntity.set(key, list);
+    }
+
+    // Check everything before changing anything (all or nothing).
+    const targets: Array<{ entity: 'node' | 'edge'; entityId: string; target: Image | null }> = [];
+    for (const e of order) {
+      const chain = byEntity.get(`${e.entity}\u0000${e.entityId}`) ?? [];
+      const last = chain[chain.length - 1];
+      let expected: Image | null = last ? last.after : null;
+      const inSet = [...new Set(chain.filter((c) => set.has(c.tx_id)).map((c) => c.tx_id))].sort((a, b) => b - a);
+      for (const x of inSet) {
+        const ofX = chain.filter((c) => c.tx_id === x);
+        const afterX = ofX[ofX.length - 1]!.after;
+        if (!sameImage(expected, afterX)) {
+          const later = chain.filter((c) => c.tx_id > x && !set.has(c.tx_id)).map((c) => c.tx_id);
+          const culprit = later.length ? Math.max(...later) : null;
+          throw new AppError(
+            'CONFLICT',
+            `Cannot revert transaction ${x}: ${e.entity} ${e.entityId} was changed later by transaction ${culprit ?? '(unknown)'}, which is not being reverted. Revert that one first or include it.`,
+            { tx_id: x, entity: e.entity, entity_id: e.entityId, conflicting_tx_id: culprit },
+          );
+        }
+        expected = ofX[0]!.before;
+      }
+      targets.push({ ...e, target: expected });
+    }
+
+    const out: RevertedEntity[] = [];
+    const retract: number[] = [];
+    for (const t of targets) {
+      if (t.entity === 'node') {
+        const current = nodes.get(t.entityId) ?? null;
+        const before = current ? (image(current) as unknown as Image) : null;
+        let after: Image | null = null;
+        if (t.target === null) {
+          if (current) {
+            if (current.deleted_at === null) removedNids.push(current.nid);
+            await hardDeleteNode(tx, t.entityId);
+          }
+        } else {
+          const restored = await restoreNode(tx, t.target, current !== null);
+          after = image(restored) as unknown as Image;
+          const wasLive = current !== null && current.deleted_at === null;
+          const isLive = restored.deleted_at === null;
+          if (wasLive && !isLive) retract.push(restored.nid);
+          if (isLive && (!wasLive || current!.content !== restored.content || current!.topic !== restored.topic)) toEmbed.push(restored);
+        }
+        if (before === null && after === null) continue;
+        log({ entity: 'node', entityId: t.entityId, before, after });
+        out.push({ entity: 'node', entity_id: t.entityId, change_type: changeTypeOf(state(before), state(after)) });
+      } else {
+        const current = edges.get(t.entityId) ?? null;
+        const before = current ? (image(current) as unknown as Image) : null;
+        let after: Image | null = null;
+        if (t.target === null) {
+          if (current) await hardDeleteEdge(tx, t.entityId);
+        } else {
+          after = image(await restoreEdge(tx, t.target)) as unknown as Image;
+        }
+        if (before === null && after === null) continue;
+        log({ entity: 'edge', entityId: t.entityId, before, after });
+        out.push({ entity: 'edge', entity_id: t.entityId, change_type: changeTypeOf(state(before), state(after)) });
+      }
+    }
+    await retractEmbeddings(tx, retract);
+    return out;
+  }
+
+  /** Pages through transactions, newest first; the cursor is a keyset on tx_id, stable under writes. */
+  async list(q: HistoryQuery): Promise<HistoryPage> {
+    const { db } = this.deps;
+    const cursor = q.cursor ? decodeCursor(q.cursor) : null;
+    const asOf = cursor ? cursor.m : await latestTxId(db);
+    const rows = await listTransactions(db, {
+      entityId: q.entityId ?? null,
+      op: q.op ?? null,
+      since: parseTime(q.since, 'since'),
+      until: parseTime(q.until, 'until'),
+      beforeTxId: cursor?.b ?? null,
+      maxTxId: asOf,
+      limit: q.limit + 1,
+    });
+    const page = rows.slice(0, q.limit);
+    const ids = page.map((r) => r.tx_id);
+    const [{ rows: summaries, totals }, reverts] = await Promise.all([changeSummaries(db, ids, MAX_CHANGES_PER_ITEM), revertedBy(db, ids)]);
+    const changes = new Map<number, HistoryItem['changes']>();
+    for (const s of summaries) {
+      const list = changes.get(s.tx_id) ?? [];
+      list.push({
+        entity: s.entity,
+        entity_id: s.entity_id,
+        change_type: changeTypeOf(s.before_state as 'absent', s.after_state as 'absent'),
+      });
+      changes.set(s.tx_id, list);
+    }
+    return {
+      items: page.map((r) => ({
+        tx_id: r.tx_id,
+        op: r.op,
+        actor: r.actor,
+        rationale: r.rationale,
+        created_at: r.created_at.toISOString(),
+        reverted_by: r.reverted_by,
+        reverts: reverts.get(r.tx_id) ?? [],
+        changes: changes.get(r.tx_id) ?? [],
+        changes_total: totals.get(r.tx_id) ?? 0,
+      })),
+      next_cursor: rows.length > q.limit && page.length > 0 ? encodeCursor({ b: page[page.length - 1]!.tx_id, m: asOf }) : null,
+      as_of_tx_id: asOf,
+    };
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// as-of reads, for every reader that accepts `as_of_tx_id`
+
+/**
+ * The tx id a read reflects: `asOfTxId` when given (it must exist), else the newest one.
+ * Throws INVALID_PARAMS for a tx id beyond the newest.
+ */
+export async function resolveAsOf(q: Queryable, asOfTxId: number | null | undefined): Promise<number> {
+  const latest = await latestTxId(q);
+  if (asOfTxId === undefined || asOfTxId === null) return latest;
+  if (!Number.isSafeInteger(asOfTxId) || asOfTxId < 0 || asOfTxId > latest) {
+    throw new AppError('INVALID_PARAMS', `as_of_tx_id: ${asOfTxId} is beyond the newest transaction (${latest}).`, {
+      issues: [{ path: 'as_of_tx_id', message: `must be between 0 and ${latest}`, minimum: 0, maximum: latest }],
+    });
+  }
+  return asOfTxId;
+}
+
+export interface EntryAsOf {
+  id: string;
+  /** The transaction that last changed the entry at or before the as-of point. */
+  tx_id: number;
+  entry: Record<string, unknown>;
+}
+
+function asOfRows(rows: ImageAsOf[], opts: { includeDeleted?: boolean }): EntryAsOf[] {
+  const out: EntryAsOf[] = [];
+  for (const r of rows) {
+    const entry = decodeImage(r.image);
+    if (!entry) continue;
+    if (!opts.includeDeleted && entry.deleted_at !== null && entry.deleted_at !== undefined) continue;
+    out.push({ id: r.entity_id, tx_id: r.tx_id, entry });
+  }
+  return out;
+}
+
+/**
+ * Entries (node images) as they were right after transaction `asOfTxId`, in id order. Entries
+ * absent then (not yet created, un-created, or deleted unless `includeDeleted`) are left out.
+ */
+export async function entriesAsOf(q: Queryable, asOfTxId: number, ids: readonly string[], opts: { includeDeleted?: boolean } = {}): Promise<EntryAsOf[]> {
+  if (ids.length === 0) return [];
+  return asOfRows(await imagesAsOf(q, 'node', asOfTxId, { ids, limit: ids.length, includeDeleted: opts.includeDeleted ?? false }), opts);
+}
+
+/** Edge images as of `asOfTxId` (same rules as entriesAsOf). */
+export async function triplesAsOf(q: Queryable, asOfTxId: number, ids: readonly string[], opts: { includeDeleted?: boolean } = {}): Promise<EntryAsOf[]> {
+  if (ids.length === 0) return [];
+  return asOfRows(await imagesAsOf(q, 'edge', asOfTxId, { ids, limit: ids.length, includeDeleted: opts.includeDeleted ?? false }), opts);
+}
+
+const services = new WeakMap<App, HistoryService>();
+
+/** The HistoryService of an App (built on first use). */
+export function historyFor(app: App): HistoryService {
+  let s = services.get(app);
+  if (!s) {
+    s = new HistoryService({
+      db: app.db,
+      memory: app.memory,
+      indexes: app.indexes,
+      spaces: app.embedder.encoders().map((e) => e.space),
+      logger: app.logger,
+    });
+    services.set(app, s);
+  }
+  return s;
+}
