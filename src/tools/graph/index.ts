@@ -1,1 +1,4 @@
-export const GRAPH_TOOLS = [] as const;
+import { queryGraphTool } from './query-graph.js';
+import { relateTool } from './relate.js';
+
+export const GRAPH_TOOLS = [relateTool, queryGraphTool] as const;

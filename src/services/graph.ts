@@ -1,0 +1,503 @@
+import { ulid } from 'ulid';
+import type { App } from '../app.js';
+import { AppError } from '../errors.js';
+import type { Db, Queryable } from '../store/db.js';
+import {
+  edgeImagesTouchingAsOf,
+  findLiveEdge,
+  insertEdge,
+  liveEdgesPage,
+  liveEdgesTouching,
+  EDGE_TYPES,
+  type Direction,
+  type EdgeFilter,
+  type EdgeImage,
+  type EdgeRecord,
+  type EdgeType,
+} from '../store/edges-repo.js';
+import { NODE_COLUMNS, insertNode, type NodeRecord } from '../store/nodes-repo.js';
+import { imagesAsOf, latestTxId } from '../store/tx-log.js';
+import { contentHash, type MemoryService } from './memory.js';
+import { image, writeTransaction } from './writes.js';
+
+export { EDGE_TYPES, type Direction, type EdgeType };
+
+/** Node kind of a named entity (a triple's subject or object given by name rather than id). */
+export const ENTITY_KIND = 'entity';
+export const MAX_RELATE_BATCH = 100;
+export const MAX_ENTITY_NAME = 256;
+export const MAX_PREDICATE = 128;
+
+/** Serialises relates, so two concurrent calls cannot both create one entity or one triple. */
+const RELATE_LOCK = 0x63670047;
+
+const ULID_RE = /^[0-9A-HJKMNP-TV-Z]{26}$/i;
+
+/** Whether `ref` is shaped like an entry id (a ULID) rather than an entity name. */
+export function isNodeId(ref: string): boolean {
+  return ULID_RE.test(ref);
+}
+
+/** A node as the graph presents it, from a live row or a log image alike. */
+export interface GraphNodeView {
+  id: string;
+  kind: string;
+  project_id: string;
+  /** The entity name, or the entry's topic, or the start of its content. */
+  name: string;
+  topic: string | null;
+  content: string;
+  valid_from: string | null;
+  valid_to: string | null;
+}
+
+export interface TripleEnd {
+  id: string;
+  name: string;
+  kind: string;
+}
+
+export interface TripleView {
+  id: string;
+  subject: TripleEnd;
+  predicate: string;
+  object: TripleEnd;
+  edge_type: string;
+  weight: number;
+  confidence: number;
+  valid_from: string | null;
+  valid_to: string | null;
+  created_at: string;
+}
+
+export interface RelateInput {
+  subject: string;
+  predicate: string;
+  object: string;
+  edge_type?: EdgeType | undefined;
+  weight?: number | undefined;
+  confidence?: number | undefined;
+  valid_from?: string | undefined;
+  valid_to?: string | undefined;
+  project_id?: string | undefined;
+}
+
+export interface RelateResult {
+  /** The transaction that recorded the change, or null when every triple already existed. */
+  txId: number | null;
+  triples: Array<TripleView & { created: boolean }>;
+  entitiesCreated: GraphNodeView[];
+}
+
+export interface NeighborhoodQuery {
+  /** Entry id or entity name. */
+  node: string;
+  /** Used to resolve an entity name (and for suggestions); default 'default'. */
+  projectId?: string | undefined;
+  depth?: number | undefined;
+  direction?: Direction | undefined;
+  predicates?: readonly string[] | undefined;
+  edgeTypes?: readonly string[] | undefined;
+  limit?: number | undefined;
+  asOfTxId?: number | undefined;
+  validAt?: Date | undefined;
+}
+
+export interface Neighborhood {
+  found: true;
+  start: GraphNodeView;
+  asOfTxId: number;
+  nodes: Array<GraphNodeView & { depth: number }>;
+  triples: TripleView[];
+  /** True when `limit` cut the traversal short. */
+  truncated: boolean;
+}
+
+export interface StartNotFound {
+  found: false;
+  /** Up to 5 close entity names (or entry ids for entries without one), most similar first. */
+  suggestions: string[];
+  asOfTxId: number;
+}
+
+type NodeLike = Pick<NodeRecord, 'id' | 'kind' | 'project_id' | 'topic' | 'content'> & {
+  valid_from: Date | string | null;
+  valid_to: Date | string | null;
+};
+
+function iso(d: Date | string | null | undefined): string | null {
+  if (d === null || d === undefined) return null;
+  return d instanceof Date ? d.toISOString() : new Date(d).toISOString();
+}
+
+function snippet(text: string, max: number): string {
+  const flat = text.replace(/\s+/g, ' ').trim();
+  return flat.length > max ? `${flat.slice(0, max)}…` : flat;
+}
+
+export function nodeView(n: NodeLike): GraphNodeView {
+  return {
+    id: n.id,
+    kind: n.kind,
+    project_id: n.project_id,
+    name: n.kind === ENTITY_KIND ? (n.topic ?? n.content) : (n.topic ?? snippet(n.content, 80)),
+    topic: n.topic,
+    content: n.content,
+    valid_from: iso(n.valid_from),
+    valid_to: iso(n.valid_to),
+  };
+}
+
+type EdgeLike = Pick<EdgeRecord, 'id' | 'src' | 'dst' | 'edge_type' | 'predicate' | 'weight' | 'confidence'> & {
+  valid_from: Date | string | null;
+  valid_to: Date | string | null;
+  created_at: Date | string;
+};
+
+function end(n: GraphNodeView | undefined, id: string): TripleEnd {
+  return n ? { id, name: n.name, kind: n.kind } : { id, name: id, kind: 'unknown' };
+}
+
+export function tripleView(e: EdgeLike, nodes: ReadonlyMap<string, GraphNodeView>): TripleView {
+  return {
+    id: e.id,
+    subject: end(nodes.get(e.src), e.src),
+    predicate: e.predicate,
+    object: end(nodes.get(e.dst), e.dst),
+    edge_type: e.edge_type,
+    weight: e.weight,
+    confidence: e.confidence,
+    valid_from: iso(e.valid_from),
+    valid_to: iso(e.valid_to),
+    created_at: iso(e.created_at)!,
+  };
+}
+
+function holdsAt(x: { valid_from: string | null; valid_to: string | null }, t: Date): boolean {
+  const ms = t.getTime();
+  if (x.valid_from !== null && Date.parse(x.valid_from) > ms) return false;
+  if (x.valid_to !== null && Date.parse(x.valid_to) <= ms) return false;
+  return true;
+}
+
+function parseInstant(value: string | undefined, field: string, index: number | null): Date | null {
+  if (value === undefined || value === null) return null;
+  const ms = Date.parse(value);
+  if (Number.isNaN(ms)) {
+    throw new AppError('INVALID_PARAMS', `${field} must be an ISO 8601 date or timestamp, got "${value}".`, { field, index });
+  }
+  return new Date(ms);
+}
+
+async function liveNodes(q: Queryable, ids: readonly string[]): Promise<NodeRecord[]> {
+  if (ids.length === 0) return [];
+  return q.query<NodeRecord & Record<string, unknown>>(
+    `select ${NODE_COLUMNS} from nodes where id = any($1::text[]) and deleted_at is null`,
+    [ids],
+  );
+}
+
+async function nodeImages(q: Queryable, asOfTxId: number, ids: readonly string[]): Promise<GraphNodeView[]> {
+  if (ids.length === 0) return [];
+  const rows = await imagesAsOf(q, 'node', asOfTxId, { ids, limit: ids.length });
+  return rows.map((r) => nodeView(r.image as unknown as NodeLike));
+}
+
+async function liveEntityByName(q: Queryable, projectId: string, name: string): Promise<NodeRecord | null> {
+  const [row] = await q.query<NodeRecord & Record<string, unknown>>(
+    `select ${NODE_COLUMNS} from nodes
+      where kind = $1 and project_id = $2 and lower(topic) = lower($3) and deleted_at is null
+      order by created_at, id limit 1`,
+    [ENTITY_KIND, projectId, name],
+  );
+  return row ?? null;
+}
+
+async function entityByNameAsOf(q: Queryable, asOfTxId: number, projectId: string, name: string): Promise<GraphNodeView | null> {
+  const rows = await q.query<{ image: NodeLike & { created_at: string } }>(
+    `with candidates as (
+       select distinct entity_id from tx_changes
+        where entity = 'node' and tx_id <= $1 and after->>'kind' = $2 and lower(after->>'topic') = lower($4)
+     ), latest as (
+       select distinct on (c.entity_id) c.entity_id, c.after as image
+         from tx_changes c join candidates k on k.entity_id = c.entity_id
+        where c.entity = 'node' and c.tx_id <= $1
+        order by c.entity_id, c.tx_id desc, c.ord desc
+     )
+     select image from latest
+      where image is not null and image->>'deleted_at' is null and image->>'kind' = $2
+        and image->>'project_id' = $3 and lower(image->>'topic') = lower($4)
+      order by image->>'created_at', entity_id limit 1`,
+    [asOfTxId, ENTITY_KIND, projectId, name],
+  );
+  return rows[0] ? nodeView(rows[0].image) : null;
+}
+
+export class GraphService {
+  constructor(
+    private readonly deps: {
+      db: Db;
+      /** Schedules embeddings of new entity nodes; null in tests that do not embed. */
+      memory: Pick<MemoryService, 'scheduleEmbedding'> | null;
+    },
+  ) {}
+
+  /**
+   * Records triples in one transaction (op `relate`): names become entity nodes (found
+   * case-insensitively in the project, or created), an existing live triple is returned as is.
+   * Any failure — an unknown id, a bad date — writes nothing for the whole batch.
+   */
+  async relate(inputs: readonly RelateInput[], actor: string | null = null): Promise<RelateResult> {
+    if (inputs.length === 0) throw new AppError('INVALID_PARAMS', 'relate needs at least one triple.');
+    if (inputs.length > MAX_RELATE_BATCH) {
+      throw new AppError('INVALID_PARAMS', `relate takes at most ${MAX_RELATE_BATCH} triples per call, got ${inputs.length}.`, { maximum: MAX_RELATE_BATCH });
+    }
+    // Validate everything before touching the database.
+    const prepared = inputs.map((t, index) => {
+      const subject = t.subject.trim();
+      const object = t.object.trim();
+      const predicate = t.predicate.trim();
+      for (const [field, v, max] of [['subject', subject, MAX_ENTITY_NAME], ['object', object, MAX_ENTITY_NAME], ['predicate', predicate, MAX_PREDICATE]] as const) {
+        if (v.length === 0) throw new AppError('INVALID_PARAMS', `triples[${index}].${field} must not be empty.`, { field, index });
+        if (v.length > max) throw new AppError('INVALID_PARAMS', `triples[${index}].${field} must be at most ${max} characters.`, { field, index, maximum: max });
+      }
+      if (t.edge_type !== undefined && !(EDGE_TYPES as readonly string[]).includes(t.edge_type)) {
+        throw new AppError('INVALID_PARAMS', `triples[${index}].edge_type must be one of ${EDGE_TYPES.join(', ')}.`, { field: 'edge_type', index, allowed: EDGE_TYPES });
+      }
+      for (const field of ['weight', 'confidence'] as const) {
+        const v = t[field];
+        if (v !== undefined && !(v >= 0 && v <= 1)) throw new AppError('INVALID_PARAMS', `triples[${index}].${field} must be between 0 and 1.`, { field, index, minimum: 0, maximum: 1 });
+      }
+      const validFrom = parseInstant(t.valid_from, 'valid_from', index);
+      const validTo = parseInstant(t.valid_to, 'valid_to', index);
+      if (validFrom && validTo && validFrom.getTime() > validTo.getTime()) {
+        throw new AppError('INVALID_PARAMS', `triples[${index}]: valid_from must not be after valid_to.`, { field: 'valid_to', index });
+      }
+      return {
+        index, subject, object, predicate, validFrom, validTo,
+        edgeType: t.edge_type ?? 'Relational',
+        weight: t.weight ?? 1,
+        confidence: t.confidence ?? 1,
+        projectId: t.project_id ?? 'default',
+      };
+    });
+
+    const { txId, result } = await writeTransaction(this.deps.db, 'relate', { actor }, async (tx, log) => {
+      await tx.query(`select pg_advisory_xact_lock($1)`, [RELATE_LOCK]);
+      const nodes = new Map<string, GraphNodeView>();
+      const created: NodeRecord[] = [];
+
+      const resolve = async (ref: string, field: 'subject' | 'object', index: number, projectId: string): Promise<string> => {
+        if (isNodeId(ref)) {
+          const [row] = await liveNodes(tx, [ref.toUpperCase()]);
+          if (!row) {
+            throw new AppError('NODE_NOT_FOUND', `triples[${index}].${field}: no live entry with id ${ref}.`, { id: ref, field, index });
+          }
+          nodes.set(row.id, nodeView(row));
+          return row.id;
+        }
+        const existing = await liveEntityByName(tx, projectId, ref);
+        if (existing) {
+          nodes.set(existing.id, nodeView(existing));
+          return existing.id;
+        }
+        const node = await insertNode(tx, {
+          id: ulid(),
+          kind: ENTITY_KIND,
+          project_id: projectId,
+          memory_type: 'semantic',
+          topic: ref,
+          content: ref,
+          tags: [],
+          source_uri: null,
+          importance: 0.5,
+          confidence: 1,
+          metadata: {},
+          content_hash: contentHash(ref),
+          valid_from: null,
+          valid_to: null,
+        });
+        log({ entity: 'node', entityId: node.id, before: null, after: image(node) });
+        created.push(node);
+        nodes.set(node.id, nodeView(node));
+        return node.id;
+      };
+
+      const triples: Array<TripleView & { created: boolean }> = [];
+      for (const p of prepared) {
+        const src = await resolve(p.subject, 'subject', p.index, p.projectId);
+        const dst = await resolve(p.object, 'object', p.index, p.projectId);
+        const existing = await findLiveEdge(tx, src, p.predicate, dst);
+        if (existing) {
+          triples.push({ ...tripleView(existing, nodes), created: false });
+          continue;
+        }
+        const edge = await insertEdge(tx, {
+          id: ulid(),
+          src,
+          dst,
+          edge_type: p.edgeType,
+          predicate: p.predicate,
+          weight: p.weight,
+          confidence: p.confidence,
+          metadata: {},
+          valid_from: p.validFrom,
+          valid_to: p.validTo,
+        });
+        log({ entity: 'edge', entityId: edge.id, before: null, after: image(edge) });
+        triples.push({ ...tripleView(edge, nodes), created: true });
+      }
+      return { triples, created };
+    });
+
+    if (result.created.length > 0 && this.deps.memory) await this.deps.memory.scheduleEmbedding(result.created);
+    return { txId: txId === 0 ? null : txId, triples: result.triples, entitiesCreated: result.created.map(nodeView) };
+  }
+
+  /**
+   * Breadth-first neighbourhood of a node (cycle-safe: each node is expanded once), from the live
+   * tables or, with `asOfTxId`, from the log as it stood after that transaction.
+   */
+  async neighborhood(query: NeighborhoodQuery): Promise<Neighborhood | StartNotFound> {
+    const { db } = this.deps;
+    const depth = query.depth ?? 1;
+    const direction = query.direction ?? 'both';
+    const limit = query.limit ?? 50;
+    const projectId = query.projectId ?? 'default';
+    const validAt = query.validAt ?? null;
+    if (!Number.isInteger(depth) || depth < 1 || depth > 3) throw new AppError('INVALID_PARAMS', 'depth must be 1, 2 or 3.', { field: 'depth', minimum: 1, maximum: 3 });
+    if (!Number.isInteger(limit) || limit < 1 || limit > 200) throw new AppError('INVALID_PARAMS', 'limit must be 1..200.', { field: 'limit', minimum: 1, maximum: 200 });
+
+    const latest = await latestTxId(db);
+    let asOf: number | null = null;
+    if (query.asOfTxId !== undefined) {
+      if (query.asOfTxId > latest) {
+        throw new AppError('INVALID_PARAMS', `as_of_tx_id ${query.asOfTxId} is after the latest transaction (${latest}).`, { field: 'as_of_tx_id', maximum: latest });
+      }
+      asOf = query.asOfTxId;
+    }
+    const reflects = asOf ?? latest;
+
+    const ref = query.node.trim();
+    let start: GraphNodeView | null = null;
+    if (isNodeId(ref)) {
+      const id = ref.toUpperCase();
+      start = asOf === null ? ((await liveNodes(db, [id])).map(nodeView)[0] ?? null) : ((await nodeImages(db, asOf, [id]))[0] ?? null);
+    }
+    if (!start && ref.length > 0) {
+      start = asOf === null
+        ? await liveEntityByName(db, projectId, ref).then((n) => (n ? nodeView(n) : null))
+        : await entityByNameAsOf(db, asOf, projectId, ref);
+    }
+    if (!start) return { found: false, suggestions: await this.suggest(ref, projectId), asOfTxId: reflects };
+
+    const known = new Map<string, GraphNodeView & { depth: number }>([[start.id, { ...start, depth: 0 }]]);
+    const triples = new Map<string, TripleView>();
+    let frontier = [start.id];
+    let truncated = false;
+
+    for (let d = 1; d <= depth && frontier.length > 0 && !truncated; d++) {
+      const remaining = limit - triples.size;
+      const filter: EdgeFilter = {
+        nodeIds: frontier,
+        direction,
+        predicates: query.predicates ?? null,
+        edgeTypes: query.edgeTypes ?? null,
+        validAt,
+        excludeIds: [...triples.keys()],
+        limit: remaining + 1,
+      };
+      const edges: EdgeLike[] = asOf === null ? await liveEdgesTouching(db, filter) : await edgeImagesTouchingAsOf(db, asOf, filter);
+
+      // Load the far ends not seen yet (as of the same point), dropping those gone or not valid at `validAt`.
+      const frontierSet = new Set(frontier);
+      const unseen = new Set<string>();
+      for (const e of edges) for (const id of [e.src, e.dst]) if (!known.has(id)) unseen.add(id);
+      const loaded = asOf === null ? (await liveNodes(db, [...unseen])).map(nodeView) : await nodeImages(db, asOf, [...unseen]);
+      const available = new Map(loaded.filter((n) => !validAt || holdsAt(n, validAt)).map((n) => [n.id, n]));
+
+      const next: string[] = [];
+      for (const e of edges) {
+        const fromSrc = direction !== 'in' && frontierSet.has(e.src);
+        const fromDst = direction !== 'out' && frontierSet.has(e.dst);
+        const far = fromSrc ? e.dst : fromDst ? e.src : null;
+        if (far === null) continue;
+        if (!known.has(far)) {
+          const n = available.get(far);
+          if (!n) continue;
+          known.set(far, { ...n, depth: d });
+          next.push(far);
+        }
+        if (triples.size >= limit) {
+          truncated = true;
+          break;
+        }
+        triples.set(e.id, tripleView(e, known));
+      }
+      if (!truncated && edges.length > remaining) truncated = true;
+      frontier = next;
+    }
+
+    // Nodes only reached by an edge that the limit cut off are not reported.
+    const reached = new Set<string>([start.id]);
+    for (const t of triples.values()) reached.add(t.subject.id).add(t.object.id);
+    return {
+      found: true,
+      start,
+      asOfTxId: reflects,
+      nodes: [...known.values()].filter((n) => reached.has(n.id)),
+      triples: [...triples.values()],
+      truncated,
+    };
+  }
+
+  /** Up to `limit` entity names (or entry ids) closest to `text` by trigram similarity, else the most recent. */
+  async suggest(text: string, projectId: string, limit = 5): Promise<string[]> {
+    const rows = await this.deps.db.query<{ id: string; kind: string; topic: string | null }>(
+      `select id, kind, topic from nodes
+        where deleted_at is null and project_id = $2
+        order by (case when topic is null then 0 else similarity(topic, $1) end) desc, created_at desc, id desc
+        limit $3`,
+      [text, projectId, limit],
+    );
+    return rows.map((r) => (r.kind === ENTITY_KIND && r.topic ? r.topic : r.id));
+  }
+
+  /**
+   * A keyset page of triples (by edge id) with their ends named: live, or as of a transaction.
+   * For `knowledge://graph/triples`; `nextCursor` is the last id of a full page.
+   */
+  async listTriples(opts: { afterId?: string | null; limit: number; asOfTxId?: number | null }): Promise<{ items: TripleView[]; nextCursor: string | null; asOfTxId: number }> {
+    const { db } = this.deps;
+    const latest = await latestTxId(db);
+    const asOf = opts.asOfTxId ?? null;
+    let edges: EdgeLike[];
+    let ends: GraphNodeView[];
+    if (asOf === null) {
+      edges = await liveEdgesPage(db, { afterId: opts.afterId ?? null, limit: opts.limit });
+      ends = (await liveNodes(db, [...new Set(edges.flatMap((e) => [e.src, e.dst]))])).map(nodeView);
+    } else {
+      const rows = await imagesAsOf(db, 'edge', asOf, { afterId: opts.afterId ?? null, limit: opts.limit });
+      edges = rows.map((r) => r.image as unknown as EdgeImage);
+      ends = await nodeImages(db, asOf, [...new Set(edges.flatMap((e) => [e.src, e.dst]))]);
+    }
+    const byId = new Map(ends.map((n) => [n.id, n]));
+    return {
+      items: edges.map((e) => tripleView(e, byId)),
+      nextCursor: edges.length === opts.limit ? edges[edges.length - 1]!.id : null,
+      asOfTxId: asOf ?? latest,
+    };
+  }
+}
+
+const services = new WeakMap<App, GraphService>();
+
+/** The graph service of an App, built on first use. */
+export function graphService(app: App): GraphService {
+  let s = services.get(app);
+  if (!s) {
+    s = new GraphService({ db: app.db, memory: app.memory });
+    services.set(app, s);
+  }
+  return s;
+}

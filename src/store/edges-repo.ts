@@ -1,0 +1,178 @@
+import type { Queryable } from './db.js';
+
+/** seed 001 §3.3: the kinds of edge the graph knows. */
+export const EDGE_TYPES = ['Semantic', 'Temporal', 'Causal', 'Hierarchical', 'Relational'] as const;
+export type EdgeType = (typeof EDGE_TYPES)[number];
+
+/** Every column of an edge (none is generated): the image the transaction log records. */
+export const EDGE_COLUMNS = `id, src, dst, edge_type, predicate, weight, confidence, metadata, valid_from, valid_to,
+  created_at, deleted_at`;
+
+export interface EdgeRecord {
+  id: string;
+  src: string;
+  dst: string;
+  edge_type: string;
+  predicate: string;
+  weight: number;
+  confidence: number;
+  metadata: Record<string, unknown>;
+  valid_from: Date | null;
+  valid_to: Date | null;
+  created_at: Date;
+  deleted_at: Date | null;
+}
+
+/** An edge as a transaction-log image holds it: the same fields, dates as ISO strings. */
+export interface EdgeImage {
+  id: string;
+  src: string;
+  dst: string;
+  edge_type: string;
+  predicate: string;
+  weight: number;
+  confidence: number;
+  metadata: Record<string, unknown>;
+  valid_from: string | null;
+  valid_to: string | null;
+  created_at: string;
+  deleted_at: string | null;
+}
+
+export interface NewEdge {
+  id: string;
+  src: string;
+  dst: string;
+  edge_type: string;
+  predicate: string;
+  weight: number;
+  confidence: number;
+  metadata: Record<string, unknown>;
+  valid_from: Date | null;
+  valid_to: Date | null;
+}
+
+export async function insertEdge(q: Queryable, edge: NewEdge): Promise<EdgeRecord> {
+  const [row] = await q.query<EdgeRecord & Record<string, unknown>>(
+    `insert into edges (id, src, dst, edge_type, predicate, weight, confidence, metadata, valid_from, valid_to)
+     values ($1, $2, $3, $4, $5, $6, $7, $8::jsonb, $9, $10)
+     returning ${EDGE_COLUMNS}`,
+    [
+      edge.id, edge.src, edge.dst, edge.edge_type, edge.predicate, edge.weight, edge.confidence,
+      JSON.stringify(edge.metadata), edge.valid_from, edge.valid_to,
+    ],
+  );
+  return row!;
+}
+
+/** The live edge src -predicate-> dst (predicate compared case-insensitively), if any. */
+export async function findLiveEdge(q: Queryable, src: string, predicate: string, dst: string): Promise<EdgeRecord | null> {
+  const [row] = await q.query<EdgeRecord & Record<string, unknown>>(
+    `select ${EDGE_COLUMNS} from edges
+      where src = $1 and dst = $3 and lower(predicate) = lower($2) and deleted_at is null
+      order by created_at, id limit 1`,
+    [src, predicate, dst],
+  );
+  return row ?? null;
+}
+
+export async function edgesByIds(q: Queryable, ids: readonly string[]): Promise<EdgeRecord[]> {
+  if (ids.length === 0) return [];
+  return q.query<EdgeRecord & Record<string, unknown>>(`select ${EDGE_COLUMNS} from edges where id = any($1::text[])`, [ids]);
+}
+
+export type Direction = 'out' | 'in' | 'both';
+
+export interface EdgeFilter {
+  /** Node ids the edges must touch (at the end `direction` says). */
+  nodeIds: readonly string[];
+  direction: Direction;
+  /** Predicates to keep, compared case-insensitively; all when null/empty. */
+  predicates?: readonly string[] | null;
+  edgeTypes?: readonly string[] | null;
+  /** Only edges whose validity interval [valid_from, valid_to) contains this instant. */
+  validAt?: Date | null;
+  /** Edge ids already seen, left out. */
+  excludeIds?: readonly string[] | null;
+  limit: number;
+}
+
+function filterParams(f: EdgeFilter): unknown[] {
+  return [
+    f.nodeIds,
+    f.direction,
+    f.predicates && f.predicates.length ? f.predicates.map((p) => p.toLowerCase()) : null,
+    f.edgeTypes && f.edgeTypes.length ? f.edgeTypes : null,
+    f.validAt ? f.validAt.toISOString() : null,
+    f.excludeIds && f.excludeIds.length ? f.excludeIds : null,
+    f.limit,
+  ];
+}
+
+/**
+ * Live edges touching `nodeIds` whose both ends are live nodes, oldest first. The filters are
+ * applied in SQL so `limit` counts only what the caller keeps.
+ */
+export async function liveEdgesTouching(q: Queryable, f: EdgeFilter): Promise<EdgeRecord[]> {
+  if (f.nodeIds.length === 0 || f.limit <= 0) return [];
+  return q.query<EdgeRecord & Record<string, unknown>>(
+    `select ${EDGE_COLUMNS.split(',').map((c) => `e.${c.trim()}`).join(', ')}
+       from edges e
+       join nodes s on s.id = e.src and s.deleted_at is null
+       join nodes d on d.id = e.dst and d.deleted_at is null
+      where e.deleted_at is null
+        and (($2 <> 'in' and e.src = any($1::text[])) or ($2 <> 'out' and e.dst = any($1::text[])))
+        and ($3::text[] is null or lower(e.predicate) = any($3::text[]))
+        and ($4::text[] is null or e.edge_type = any($4::text[]))
+        and ($5::timestamptz is null or ((e.valid_from is null or e.valid_from <= $5::timestamptz)
+                                     and (e.valid_to is null or e.valid_to > $5::timestamptz)))
+        and ($6::text[] is null or e.id <> all($6::text[]))
+      order by e.created_at, e.id
+      limit $7`,
+    filterParams(f),
+  );
+}
+
+/**
+ * Edges touching `nodeIds` as they stood after transaction `asOfTxId`, rebuilt from the log:
+ * each candidate edge's latest image at or before it, tombstones and un-created edges left out.
+ * The ends' liveness is the caller's to check (against node images of the same point).
+ */
+export async function edgeImagesTouchingAsOf(q: Queryable, asOfTxId: number, f: EdgeFilter): Promise<EdgeImage[]> {
+  if (f.nodeIds.length === 0 || f.limit <= 0) return [];
+  const rows = await q.query<{ image: EdgeImage }>(
+    `with candidates as (
+       select distinct entity_id from tx_changes
+        where entity = 'edge' and tx_id <= $8
+          and (after->>'src' = any($1::text[]) or after->>'dst' = any($1::text[])
+               or before->>'src' = any($1::text[]) or before->>'dst' = any($1::text[]))
+     ), latest as (
+       select distinct on (c.entity_id) c.entity_id, c.after as image
+         from tx_changes c join candidates k on k.entity_id = c.entity_id
+        where c.entity = 'edge' and c.tx_id <= $8
+        order by c.entity_id, c.tx_id desc, c.ord desc
+     )
+     select image from latest
+      where image is not null and image->>'deleted_at' is null
+        and (($2 <> 'in' and image->>'src' = any($1::text[])) or ($2 <> 'out' and image->>'dst' = any($1::text[])))
+        and ($3::text[] is null or lower(image->>'predicate') = any($3::text[]))
+        and ($4::text[] is null or image->>'edge_type' = any($4::text[]))
+        and ($5::timestamptz is null or ((image->>'valid_from' is null or (image->>'valid_from')::timestamptz <= $5::timestamptz)
+                                     and (image->>'valid_to' is null or (image->>'valid_to')::timestamptz > $5::timestamptz)))
+        and ($6::text[] is null or entity_id <> all($6::text[]))
+      order by image->>'created_at', entity_id
+      limit $7`,
+    [...filterParams(f), asOfTxId],
+  );
+  return rows.map((r) => r.image);
+}
+
+/** A keyset page of live edges (by id), for listings such as `knowledge://graph/triples`. */
+export async function liveEdgesPage(q: Queryable, opts: { afterId?: string | null; limit: number }): Promise<EdgeRecord[]> {
+  return q.query<EdgeRecord & Record<string, unknown>>(
+    `select ${EDGE_COLUMNS} from edges
+      where deleted_at is null and ($1::text is null or id > $1)
+      order by id limit $2`,
+    [opts.afterId ?? null, opts.limit],
+  );
+}
