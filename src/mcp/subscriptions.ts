@@ -1,0 +1,125 @@
+import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import {
+  McpError,
+  SubscribeRequestSchema,
+  UnsubscribeRequestSchema,
+  type ServerNotification,
+} from '@modelcontextprotocol/sdk/types.js';
+import type { App } from '../app.js';
+import type { ChangedEntity, TxEvent } from '../services/change-feed.js';
+import { parseKnowledgeUri, RESOURCE_NOT_FOUND, type ParsedUri } from './resources.js';
+
+/** At most this many ids per notification; `truncated` says when more changed. */
+export const MAX_CHANGED_IDS = 100;
+
+/** What a `notifications/resources/updated` carries besides `uri` (top level and in `_meta`). */
+export interface ResourceChange {
+  resource_uri: string;
+  tx_id: number;
+  change_type: 'upsert' | 'delete';
+  changed_ids: string[];
+  truncated: boolean;
+}
+
+/** Graph entities are nodes, but not entries: only their own entry URI and the history cover them. */
+const isEntry = (c: ChangedEntity) => c.entity === 'node' && c.kind !== 'entity';
+
+/** Whether a subscription to `r` covers one changed entity. */
+function covers(r: ParsedUri, c: ChangedEntity): boolean {
+  switch (r.kind) {
+    case 'entries':
+      // Change events carry no topic: a topic-filtered subscription hears of every node change
+      // (of its project, when it has one) and the client re-reads.
+      return isEntry(c) && (r.projectId === null || c.project_id === r.projectId);
+    case 'entry':
+      return c.entity === 'node' && c.id === r.id;
+    case 'triples':
+      return c.entity === 'edge';
+    case 'transactions':
+      return true;
+    case 'projects':
+      return isEntry(c);
+    case 'project-tags':
+      return isEntry(c) && c.project_id === r.projectId;
+    case 'memory-types':
+    case 'health':
+      return false;
+  }
+}
+
+/** The notifications one transaction yields for one subscription: one per change_type present. */
+export function changesFor(uri: string, r: ParsedUri, event: TxEvent): ResourceChange[] {
+  const byType = new Map<'upsert' | 'delete', string[]>();
+  for (const c of event.changes) {
+    if (!covers(r, c)) continue;
+    const ids = byType.get(c.change_type) ?? [];
+    if (!ids.includes(c.id)) ids.push(c.id);
+    byType.set(c.change_type, ids);
+  }
+  const out: ResourceChange[] = [];
+  for (const change_type of ['upsert', 'delete'] as const) {
+    const ids = byType.get(change_type);
+    if (!ids) continue;
+    out.push({
+      resource_uri: uri,
+      tx_id: event.tx_id,
+      change_type,
+      changed_ids: ids.slice(0, MAX_CHANGED_IDS),
+      truncated: ids.length > MAX_CHANGED_IDS,
+    });
+  }
+  return out;
+}
+
+/**
+ * resources/subscribe and resources/unsubscribe for one session (McpServer does not implement
+ * them). The session listens on the process-wide change feed only while it has subscriptions,
+ * and stops when its server closes, so sessions that come and go leave no listeners behind.
+ */
+export function registerSubscriptions(mcp: McpServer, app: App): void {
+  const subscriptions = new Map<string, ParsedUri>();
+  const log = app.logger.child({ component: 'subscriptions' });
+  let listening = false;
+
+  const onTx = (event: TxEvent) => {
+    for (const [uri, resource] of subscriptions) {
+      for (const change of changesFor(uri, resource, event)) {
+        // Spec params are {uri, _meta?}; the fields ride at the top level (what the wire carries)
+        // and in _meta (what survives the SDK client's schema, which strips unknown params).
+        const notification = {
+          method: 'notifications/resources/updated',
+          params: { uri, ...change, _meta: { ...change } },
+        } as ServerNotification;
+        mcp.server.notification(notification).catch((err: unknown) => log.debug({ err, uri }, 'resource notification not delivered'));
+      }
+    }
+  };
+  const listen = (on: boolean) => {
+    if (on === listening) return;
+    listening = on;
+    if (on) app.changes.on('tx', onTx);
+    else app.changes.off('tx', onTx);
+  };
+
+  mcp.server.setRequestHandler(SubscribeRequestSchema, async (request) => {
+    const uri = request.params.uri;
+    const parsed = parseKnowledgeUri(uri);
+    if (!parsed) throw new McpError(RESOURCE_NOT_FOUND, `Resource not found: ${uri}. See resources/list and resources/templates/list.`);
+    subscriptions.set(uri, parsed.resource);
+    listen(true);
+    return {};
+  });
+  mcp.server.setRequestHandler(UnsubscribeRequestSchema, async (request) => {
+    // Unsubscribing from something never subscribed is acknowledged all the same.
+    subscriptions.delete(request.params.uri);
+    if (subscriptions.size === 0) listen(false);
+    return {};
+  });
+
+  const previous = mcp.server.onclose;
+  mcp.server.onclose = () => {
+    subscriptions.clear();
+    listen(false);
+    previous?.();
+  };
+}
