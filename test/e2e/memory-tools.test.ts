@@ -65,6 +65,22 @@ describe('memory tools: formats, ergonomics, needsInput, search, push', () => {
     assert.equal(payload.contract_markers.cards, payload.items.length);
   });
 
+  test('the embedded resource block names a resource the client can read', async () => {
+    for (const [tool, args] of [
+      ['store', { content: 'Resource link test: the ferry leaves at noon.', project_id: 'links', topic: 'ferry' }],
+      ['query', { query: 'ferry', project_id: 'links', topic: 'ferry' }],
+      ['search', { query_text: 'ferry', project_id: 'links' }],
+    ] as const) {
+      const r = await call(client, tool, args);
+      const block = r.content.find((b) => b.type === 'resource') as { resource: { uri: string } } | undefined;
+      assert.ok(block, tool);
+      const read = await client.readResource({ uri: block.resource.uri });
+      const body = JSON.parse((read.contents[0] as { text: string }).text) as { items?: Array<{ id: string }>; id?: string };
+      const ids = body.items ? body.items.map((i) => i.id) : [body.id];
+      assert.ok(ids.length >= 1, `${tool}: ${block.resource.uri} reads back entries`);
+    }
+  });
+
   test('aliases and coercions: text, type, project, a string tag, k, query_text', async () => {
     const r = await call(client, 'store', { text: 'Alias test: stand-ups move to Tuesdays.', type: 'episodic', project: 'team-a', tags: 'meetings' });
     assert.equal(r.isError, undefined, JSON.stringify(r.content));

@@ -44,5 +44,5 @@ Advanced: {"ids": ["01J9Z3K6Q4M8W2X5Y7R1T0V3AB", "01J9Z3K7B2C4D6E8F0G1H3J5KM"], 
     const list = r.ids.map((id) => `\`${id}\``).join(', ');
     return `Deleted ${r.ids.length} entr${r.ids.length === 1 ? 'y' : 'ies'} (${list})${r.edges_deleted ? ` and ${r.edges_deleted} relation${r.edges_deleted === 1 ? '' : 's'}` : ''} in transaction ${r.tx_id}. \`undo\` brings ${r.ids.length === 1 ? 'it' : 'them'} back.`;
   },
-  resourceUri: (_args, r) => `knowledge://history/transactions/${r.tx_id}`,
+  resourceUri: () => `knowledge://history/transactions`,
 });

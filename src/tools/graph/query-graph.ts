@@ -112,5 +112,5 @@ Advanced: {"node": "payments-service", "depth": 2, "direction": "out", "predicat
       (t.valid_from || t.valid_to ? ` · valid ${t.valid_from ?? '…'} – ${t.valid_to ?? '…'}` : ''),
     );
   },
-  resourceUri: (args, r) => `knowledge://graph/triples?node=${encodeURIComponent(r.start.id)}&depth=${args.depth}&as_of_tx_id=${r.as_of_tx_id}`,
+  resourceUri: () => `knowledge://graph/triples`,
 });

@@ -127,5 +127,5 @@ Advanced: {"triples": [{"subject": "01J9Z8X7W6V5T4S3R2Q1P0N9M8", "predicate": "c
       (t.created ? '' : ' · existing'),
     );
   },
-  resourceUri: (_args, r) => (r.tx_id !== null ? `knowledge://graph/triples?tx_id=${r.tx_id}` : 'knowledge://graph/triples'),
+  resourceUri: () => `knowledge://graph/triples`,
 });

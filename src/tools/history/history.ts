@@ -69,5 +69,5 @@ Advanced: {"entity_id": "01J9Z3K6Q4M8W2X5Y7R1T0V3AB", "op": "update", "since": "
       return `${head}${why}\n${changes}${more}`;
     });
   },
-  resourceUri: (args) => `knowledge://history/transactions${args.entity_id ? `?entity_id=${encodeURIComponent(args.entity_id)}` : ''}`,
+  resourceUri: () => `knowledge://history/transactions`,
 });

@@ -54,5 +54,5 @@ Advanced: {"steps": 3, "rationale": "the import wrote into the wrong project"} Â
     const more = r.entities.length > 20 ? `\n- â€¦and ${r.entities.length - 20} more` : '';
     return `${verb} transaction${r.reverted_tx_ids.length === 1 ? '' : 's'} ${r.reverted_tx_ids.join(', ')} in transaction ${r.tx_id} (${r.op === 'redo' ? 'undo' : 'undo with {"redo": true}'} reverses it).\n\n${list}${more}`;
   },
-  resourceUri: (_args, r) => `knowledge://history/transactions/${r.tx_id}`,
+  resourceUri: () => `knowledge://history/transactions`,
 });

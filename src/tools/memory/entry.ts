@@ -44,3 +44,13 @@ export function toEntry(n: NodeRecord): Entry {
     version: n.version,
   };
 }
+
+/** The readable entries resource narrowed the way a call was (seed 000: `knowledge://entries?topic=…`). */
+export function entriesUri(args: { id?: string | undefined; project_id?: string | undefined; topic?: string | undefined }): string {
+  if (args.id) return `knowledge://entries/${encodeURIComponent(args.id)}`;
+  const params = new URLSearchParams();
+  if (args.project_id) params.set('project_id', args.project_id);
+  if (args.topic) params.set('topic', args.topic);
+  const qs = params.toString();
+  return `knowledge://entries${qs ? `?${qs}` : ''}`;
+}

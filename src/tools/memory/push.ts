@@ -56,5 +56,5 @@ Advanced: {"text": "…", "project_id": "payments", "memory_type": "procedural",
   render(r) {
     return `Pushed ${r.chunksIndexed} chunk${r.chunksIndexed === 1 ? '' : 's'} (≤ ${r.chunkSize} tokens) to \`${r.collection}\`: ${r.inserted} inserted, ${r.updated} updated, ${r.skippedDuplicates} skipped as duplicates${r.tx_id ? ` (transaction ${r.tx_id})` : ''}.${r.embedding.searchable ? '' : ' Vector search picks the new chunks up when embedding finishes.'}`;
   },
-  resourceUri: (args) => `knowledge://entries?project_id=${encodeURIComponent(args.project_id)}${args.source_uri ? `&source_uri=${encodeURIComponent(args.source_uri)}` : ''}`,
+  resourceUri: (args) => `knowledge://entries?project_id=${encodeURIComponent(args.project_id)}`,
 });

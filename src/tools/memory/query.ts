@@ -2,7 +2,7 @@ import * as z from 'zod';
 import { markersFor, quoteMemory, renderCards } from '../../mcp/markdown.js';
 import { contractMarkersSchema, needsInput } from '../../mcp/payloads.js';
 import { defineTool, type ToolContext } from '../../mcp/tool.js';
-import { entrySchema, toEntry } from './entry.js';
+import { entriesUri, entrySchema, toEntry } from './entry.js';
 import {
   limitField, memoryTypeField, projectIdField, queryTextField, scoreThresholdField, tagsField, timeRangeField, toFilters, txIdField, usedFiltersSchema,
 } from './schemas.js';
@@ -112,11 +112,7 @@ Advanced: {"query": "rollback thresholds", "project_id": "payments", "tags": ["o
       `**[${item.id}]** ${item.topic ? `${item.topic} · ` : ''}${item.project_id} · ${item.memory_type}${item.score !== null ? ` · score ${item.score.toFixed(3)}` : ''}\n${quoteMemory(item.content)}`,
     );
   },
-  resourceUri: (args) => {
-    const params = new URLSearchParams();
-    for (const key of ['query', 'id', 'topic', 'project_id', 'memory_type'] as const) if (args[key]) params.set(key, String(args[key]));
-    if (args.as_of_tx_id) params.set('as_of_tx_id', String(args.as_of_tx_id));
-    const qs = params.toString();
-    return `knowledge://entries${qs ? `?${qs}` : ''}`;
-  },
+  // A readable resource: the entries resource with the filters it supports (the search text
+  // itself travels in the payload).
+  resourceUri: (args) => entriesUri(args),
 });

@@ -2,6 +2,7 @@ import * as z from 'zod';
 import { markersFor, quoteMemory, renderCards } from '../../mcp/markdown.js';
 import { contractMarkersSchema, needsInput } from '../../mcp/payloads.js';
 import { defineTool } from '../../mcp/tool.js';
+import { entriesUri } from './entry.js';
 import { limitField, memoryTypeField, projectIdField, queryTextField, scoreThresholdField, tagsField, timeRangeField, toFilters, usedFiltersSchema } from './schemas.js';
 
 /** The context string stays prompt-sized whatever the hits' lengths. */
@@ -101,5 +102,5 @@ Advanced: {"query_text": "what did Alice decide about retries", "project_id": "p
     const heading = r.hits.length === 0 ? 'No memories above the score threshold.' : `${r.hits.length} memor${r.hits.length === 1 ? 'y' : 'ies'}; cite them by [id].`;
     return renderCards('hit', heading, r.hits, (h) => `**[${h.id}]** score ${h.score.toFixed(3)} · ${h.project_id} · ${h.memory_type}${h.tags.length ? ` · ${h.tags.join(', ')}` : ''}\n${quoteMemory(h.text)}`);
   },
-  resourceUri: (args) => `knowledge://entries?query=${encodeURIComponent(args.query_text)}`,
+  resourceUri: (args) => entriesUri(args),
 });
