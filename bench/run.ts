@@ -1,128 +1,135 @@
 /**
- * First benchmark (foundation issue): store throughput and latency, and query latency
- * p50/p95/p99 at N memories in embedded mode, in process and through the MCP HTTP round trip.
+ * The benchmark suite: every speed or quality claim comes from here, measured in one run on one
+ * machine, with baselines (raw onnxruntime, exact k-NN, @modelcontextprotocol/server-memory,
+ * BM25) measured in the same run.
  *
- *   npm run bench -- [--size 10000] [--queries 500] [--seed 42] [--parts inprocess,http]
+ *   npm run bench                                  # default suite (see bench/PERFORMANCE.md)
+ *   npm run bench -- --quick                       # small sizes, for development
+ *   npm run bench -- --parts quality,index --sizes 1000,10000 --seed 7
  *
- * Writes bench/results/<date>/foundation.json and prints a summary. Timings are wall clock on
- * this machine; compare figures only within one run.
+ * Parts: write, onnx, read, memory, index, peer, quality. Writes bench/results/<date>/
+ * (results.json, summary.md, *.svg) and shows progress on stderr.
  */
 import { mkdir, writeFile } from 'node:fs/promises';
-import { cpus, totalmem } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
-import { createApp } from '../src/app.js';
-import { loadConfig } from '../src/config.js';
-import { createLogger } from '../src/log.js';
 import { packageRoot } from '../src/paths.js';
-import { call, childEnv, httpClient, startServe, tempDir } from '../test/helpers/cli.js';
-import { makeCorpus, makeQueries, type Memory } from './corpus.js';
-import { summarize, timed } from './stats.js';
+import { log, machine } from './env.js';
+import { runIndex } from './part-index.js';
+import { runOnnx } from './part-onnx.js';
+import { runPeer } from './part-peer.js';
+import { runQuality } from './part-quality.js';
+import { runScale } from './part-scale.js';
+import { renderCharts, renderSummary, type Report } from './report.js';
+
+const ALL_PARTS = ['write', 'onnx', 'read', 'memory', 'index', 'peer', 'quality'];
 
 const { values } = parseArgs({
   options: {
-    size: { type: 'string', default: '10000' },
-    queries: { type: 'string', default: '500' },
+    parts: { type: 'string', default: ALL_PARTS.join(',') },
+    quick: { type: 'boolean', default: false },
+    sizes: { type: 'string' },
+    'mcp-sizes': { type: 'string' },
+    'store-samples': { type: 'string' },
+    queries: { type: 'string' },
+    rounds: { type: 'string' },
+    clients: { type: 'string' },
+    'index-size': { type: 'string' },
+    'index-queries': { type: 'string' },
+    depths: { type: 'string' },
+    'index-datasets': { type: 'string' },
+    'peer-sizes': { type: 'string' },
+    'peer-window': { type: 'string' },
+    'quality-distractors': { type: 'string' },
+    'quality-per-category': { type: 'string' },
+    'onnx-texts': { type: 'string' },
+    'round-budget-s': { type: 'string' },
     seed: { type: 'string', default: '42' },
-    parts: { type: 'string', default: 'inprocess,http' },
     out: { type: 'string' },
+    help: { type: 'boolean', default: false },
   },
 });
-const size = Number(values.size);
-const queryCount = Number(values.queries);
+
+if (values.help) {
+  process.stdout.write(`npm run bench -- [--quick] [--parts ${ALL_PARTS.join(',')}] [--sizes 1000,10000,100000] [--mcp-sizes 10000,100000]
+  [--store-samples 100] [--queries 200] [--rounds 3] [--clients 1,4,16] [--index-size 100000] [--index-queries 500]
+  [--depths 16,32,64,128,256] [--index-datasets e1-hash,low-rank] [--peer-sizes 500,1000,2000] [--peer-window 100]
+  [--quality-distractors 2000] [--quality-per-category 40] [--onnx-texts 2000] [--round-budget-s 10] [--seed 42] [--out DIR]
+`);
+  process.exit(0);
+}
+
+const quick = values.quick!;
+const list = (s: string | undefined, d: string) => (s ?? d).split(',').filter(Boolean).map(Number);
+const num = (s: string | undefined, full: number, small: number) => Number(s ?? (quick ? small : full));
+const parts = new Set(values.parts!.split(',').map((p) => p.trim()));
+for (const p of parts) if (!ALL_PARTS.includes(p)) throw new Error(`unknown part ${p}; known: ${ALL_PARTS.join(', ')}`);
 const seed = Number(values.seed);
-const parts = new Set(values.parts!.split(','));
-
-function progress(label: string, done: number, total: number): void {
-  if (done % Math.max(1, Math.floor(total / 20)) === 0 || done === total) process.stderr.write(`\r${label}: ${done}/${total}   `);
-  if (done === total) process.stderr.write('\n');
-}
-
-interface PartResult {
-  store: { throughput_per_s: number; latency: ReturnType<typeof summarize> };
-  query: { latency: ReturnType<typeof summarize>; hit_rate_top5: number };
-}
-
-async function runPart(label: string, store: (m: Memory) => Promise<void>, query: (q: string) => Promise<string[]>, corpus: Memory[], queries: string[]): Promise<PartResult> {
-  const storeMs: number[] = [];
-  const start = process.hrtime.bigint();
-  for (let i = 0; i < corpus.length; i++) {
-    storeMs.push(await timed(() => store(corpus[i]!)));
-    progress(`${label} store`, i + 1, corpus.length);
-  }
-  const totalS = Number(process.hrtime.bigint() - start) / 1e9;
-  const queryMs: number[] = [];
-  let nonEmpty = 0;
-  for (let i = 0; i < queries.length; i++) {
-    let ids: string[] = [];
-    queryMs.push(await timed(async () => (ids = await query(queries[i]!))));
-    if (ids.length > 0) nonEmpty++;
-    progress(`${label} query`, i + 1, queries.length);
-  }
-  return {
-    store: { throughput_per_s: Math.round((corpus.length / totalS) * 10) / 10, latency: summarize(storeMs) },
-    query: { latency: summarize(queryMs), hit_rate_top5: nonEmpty / queries.length },
-  };
-}
-
-async function inProcess(corpus: Memory[], queries: string[]): Promise<PartResult> {
-  const dir = await tempDir('cg-bench-');
-  const logger = createLogger('warn');
-  const app = await createApp(loadConfig({ CONTEXT_GRAPH_DATA_DIR: dir.path }), logger);
-  try {
-    return await runPart(
-      'in-process',
-      async (m) => void (await app.memory.store({ ...m, project_id: 'bench', memory_type: 'semantic' })),
-      async (q) => (await app.search.hybrid({ text: q, limit: 5 })).map((h) => h.node.id),
-      corpus,
-      queries,
-    );
-  } finally {
-    await app.close();
-    await dir.remove();
-  }
-}
-
-async function overHttp(corpus: Memory[], queries: string[]): Promise<PartResult> {
-  const dir = await tempDir('cg-bench-');
-  const server = await startServe(childEnv({ CONTEXT_GRAPH_DATA_DIR: dir.path, LOG_LEVEL: 'warn' }));
-  const client = await httpClient(server.mcpUrl, 'bench');
-  try {
-    return await runPart(
-      'mcp-http',
-      async (m) => {
-        const r = await call(client, 'store', { ...m, project_id: 'bench' });
-        if (r.isError) throw new Error(JSON.stringify(r.content));
-      },
-      async (q) => ((await call(client, 'query', { query: q, limit: 5 })).structuredContent as { items: Array<{ id: string }> }).items.map((i) => i.id),
-      corpus,
-      queries,
-    );
-  } finally {
-    await client.close();
-    await server.stop();
-    await dir.remove();
-  }
-}
-
-const corpus = makeCorpus(size, seed);
-const queries = makeQueries(queryCount, seed);
-const results: Record<string, PartResult> = {};
-if (parts.has('inprocess')) results.in_process = await inProcess(corpus, queries);
-if (parts.has('http')) results.mcp_http = await overHttp(corpus, queries);
-
-const report = {
-  benchmark: 'foundation',
-  date: new Date().toISOString(),
-  machine: { cpus: cpus().length, cpu_model: cpus()[0]?.model, memory_gb: Math.round(totalmem() / 2 ** 30), node: process.version },
-  mode: 'embedded (PGlite, in-process queue, model-free encoders E1 + E9)',
-  size,
-  queries: queryCount,
+const sizes = list(values.sizes, quick ? '1000,3000' : '1000,10000,100000');
+const settings = {
   seed,
-  results,
+  quick,
+  parts: [...parts],
+  sizes,
+  mcp_sizes: list(values['mcp-sizes'], sizes.filter((s) => s >= 10_000).join(',') || String(Math.max(...sizes))),
+  store_samples: num(values['store-samples'], 100, 30),
+  queries: num(values.queries, 200, 50),
+  rounds: num(values.rounds, 3, 3),
+  clients: list(values.clients, quick ? '1,4' : '1,4,16'),
+  index_size: num(values['index-size'], 100_000, 5_000),
+  index_queries: num(values['index-queries'], 500, 200),
+  depths: list(values.depths, '16,32,64,128,256'),
+  index_datasets: (values['index-datasets'] ?? 'e1-hash,low-rank').split(','),
+  peer_sizes: list(values['peer-sizes'], quick ? '100,300' : '500,1000,2000'),
+  peer_window: num(values['peer-window'], 100, 50),
+  quality_distractors: num(values['quality-distractors'], 2000, 500),
+  quality_per_category: num(values['quality-per-category'], 40, 20),
+  onnx_texts: num(values['onnx-texts'], 2000, 500),
+  round_budget_s: num(values['round-budget-s'], 10, 5),
 };
+
+const started = new Date();
+const report: Report = { benchmark: 'context-graph suite', date: started.toISOString(), machine: machine(), settings, duration_s: 0, results: {}, errors: {} };
+log(`start: parts ${settings.parts.join(',')}, sizes ${sizes.join(',')}, seed ${seed}${quick ? ' (quick)' : ''}`);
+
+async function part(name: string, fn: () => Promise<unknown>): Promise<void> {
+  const t0 = Date.now();
+  log(`part ${name}: start`);
+  try {
+    report.results[name] = await fn();
+  } catch (err) {
+    report.errors[name] = (err as Error).stack ?? String(err);
+    log(`part ${name}: FAILED ${(err as Error).message}`);
+  }
+  log(`part ${name}: done in ${Math.round((Date.now() - t0) / 1000)} s`);
+}
+
+if (parts.has('quality')) await part('quality', () => runQuality({ seed, distractors: settings.quality_distractors, perCategory: settings.quality_per_category }));
+if (parts.has('index')) await part('index', () => runIndex({ size: settings.index_size, queries: settings.index_queries, seed, depths: settings.depths, rounds: settings.rounds, datasets: settings.index_datasets }));
+if (parts.has('onnx')) await part('onnx', () => runOnnx({ texts: settings.onnx_texts, storeSamples: settings.store_samples, rounds: settings.rounds, seed }));
+if (parts.has('peer')) await part('peer', () => runPeer({ sizes: settings.peer_sizes, window: settings.peer_window, queries: Math.min(settings.queries, 100), rounds: settings.rounds, seed }));
+if (parts.has('write') || parts.has('read') || parts.has('memory')) {
+  await part('scale', () =>
+    runScale({
+      sizes,
+      mcpSizes: settings.mcp_sizes,
+      storeSamples: settings.store_samples,
+      queries: settings.queries,
+      rounds: settings.rounds,
+      clients: settings.clients,
+      seed,
+      roundBudgetS: settings.round_budget_s,
+      parts: { write: parts.has('write'), read: parts.has('read'), memory: parts.has('memory') },
+    }),
+  );
+}
+
+report.duration_s = Math.round((Date.now() - started.getTime()) / 1000);
 const outDir = values.out ?? join(packageRoot(), 'bench', 'results', report.date.slice(0, 10));
 await mkdir(outDir, { recursive: true });
-await writeFile(join(outDir, 'foundation.json'), JSON.stringify(report, null, 2) + '\n');
-process.stdout.write(JSON.stringify(report, null, 2) + '\n');
-process.stderr.write(`written to ${join(outDir, 'foundation.json')}\n`);
+await writeFile(join(outDir, 'results.json'), JSON.stringify(report, null, 2) + '\n');
+await writeFile(join(outDir, 'summary.md'), renderSummary(report));
+for (const [file, svg] of Object.entries(renderCharts(report))) await writeFile(join(outDir, file), svg);
+process.stdout.write(renderSummary(report));
+log(`written to ${outDir} in ${report.duration_s} s`);
+if (Object.keys(report.errors).length > 0) process.exitCode = 1;

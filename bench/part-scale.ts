@@ -1,0 +1,211 @@
+/**
+ * Parts `write`, `read` and `memory` (model-free encoders): one embedded store grown through
+ * the sizes. At each size:
+ *  - write: `store` latency on the live path (MemoryService.store, waiting for its vectors as
+ *    embedded mode does), `rounds` × `storeSamples` calls; the bulk load that grew the store to
+ *    this size gives ingest throughput (path named in the output);
+ *  - read: hybrid search latency in process, then through real MCP clients (Streamable HTTP and
+ *    stdio, each a fresh server process on the same data dir), and N concurrent HTTP clients;
+ *  - memory: the serve process's resident memory after its queries, minus an empty server's,
+ *    per memory; and data-dir bytes per memory.
+ */
+import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import type { App } from '../src/app.js';
+import { httpClient, startServe, stdioClient, tempDir } from '../test/helpers/cli.js';
+import { openBenchApp, serverEnv } from './app.js';
+import { makeCorpus, makeQueries } from './corpus.js';
+import { dirBytes, log, rssOf } from './env.js';
+import { bulkLoad, pushLoader, storeLoop, type LoadResult } from './load.js';
+import { repeatedLatency, summarize, type LatencySummary, type RepeatedLatency } from './stats.js';
+
+export interface ScaleStep {
+  size: number;
+  load: Omit<LoadResult, 'nids' | 'ids'> & { count: number } | null;
+  store?: { latency: RepeatedLatency; live_per_s: number };
+  read?: {
+    in_process: RepeatedLatency;
+    mcp_http?: RepeatedLatency;
+    mcp_stdio?: RepeatedLatency;
+    concurrency?: Array<{ clients: number; total_queries: number; throughput_qps: number; latency: LatencySummary }>;
+  };
+  memory?: { serve_rss_bytes: number | null; serve_rss_over_empty_bytes_per_memory: number | null; data_dir_bytes: number; data_dir_bytes_per_memory: number };
+}
+
+export interface ScaleResult {
+  mode: string;
+  sizes: number[];
+  mcp_sizes: number[];
+  store_samples_per_round: number;
+  queries_per_round: number;
+  rounds: number;
+  empty_serve_rss_bytes: number | null;
+  push: LoadResult | null;
+  steps: ScaleStep[];
+}
+
+async function rounds(n: number, fn: (round: number) => Promise<number[]>): Promise<number[][]> {
+  const out: number[][] = [];
+  for (let r = 0; r < n; r++) out.push(await fn(r));
+  return out;
+}
+
+/** Per-round time budget for query loops (set by runScale): a round stops early, after at least 10 queries, once spent. */
+let roundBudgetMs = Infinity;
+
+async function timeQueries(queries: readonly string[], run: (q: string) => Promise<unknown>): Promise<number[]> {
+  const ms: number[] = [];
+  const deadline = Date.now() + roundBudgetMs;
+  for (const q of queries) {
+    if (ms.length >= 10 && Date.now() > deadline) break;
+    const t0 = process.hrtime.bigint();
+    await run(q);
+    ms.push(Number(process.hrtime.bigint() - t0) / 1e6);
+  }
+  return ms;
+}
+
+async function mcpQuery(client: Client, q: string): Promise<void> {
+  const r = (await client.callTool({ name: 'query', arguments: { query: q, limit: 5 } })) as CallToolResult;
+  if (r.isError) throw new Error(`query failed: ${JSON.stringify(r.content).slice(0, 300)}`);
+}
+
+export async function runScale(opts: {
+  sizes: number[];
+  mcpSizes: number[];
+  storeSamples: number;
+  queries: number;
+  rounds: number;
+  clients: number[];
+  seed: number;
+  parts: { write: boolean; read: boolean; memory: boolean };
+  /** Time budget per query round, seconds (rounds that hit it report fewer samples: see `n`). */
+  roundBudgetS?: number;
+}): Promise<ScaleResult> {
+  roundBudgetMs = (opts.roundBudgetS ?? Infinity) * 1000;
+  const sizes = [...opts.sizes].sort((a, b) => a - b);
+  const extra = opts.parts.write ? sizes.length * opts.rounds * opts.storeSamples : 0;
+  const corpus = makeCorpus(sizes[sizes.length - 1]! + extra + 10, opts.seed);
+  const queries = makeQueries(opts.queries, opts.seed);
+  const dir = await tempDir('cg-bench-scale-');
+  const result: ScaleResult = {
+    mode: 'embedded: PGlite, in-process queue, model-free encoders (E1 feature hashing 384-d, E9 HDC trigrams 1024-d)',
+    sizes,
+    mcp_sizes: opts.mcpSizes,
+    store_samples_per_round: opts.storeSamples,
+    queries_per_round: opts.queries,
+    rounds: opts.rounds,
+    empty_serve_rss_bytes: null,
+    push: null,
+    steps: [],
+  };
+  try {
+    if (opts.parts.memory) {
+      const empty = await tempDir('cg-bench-empty-');
+      const server = await startServe(serverEnv(empty.path));
+      const client = await httpClient(server.mcpUrl, 'bench-empty');
+      await timeQueries(queries.slice(0, 20), (q) => mcpQuery(client, q));
+      result.empty_serve_rss_bytes = rssOf(server.proc.pid!);
+      await client.close();
+      await server.stop();
+      await empty.remove();
+    }
+    let app: App = await openBenchApp(dir.path);
+    let cursor = 0;
+    let stored = 0;
+    try {
+      for (const size of sizes) {
+        const step: ScaleStep = { size, load: null };
+        const need = size - stored;
+        if (need > 0) {
+          log(`scale: bulk-loading ${need} memories to reach ${size}`);
+          const items = corpus.slice(cursor, cursor + need);
+          cursor += need;
+          const every = Math.max(5000, Math.floor(need / 10));
+          const loaded = await bulkLoad(app, items, { onProgress: (d) => d % every === 0 && log(`scale: loaded ${d}/${need}`) });
+          step.load = { path: loaded.path, seconds: loaded.seconds, per_s: loaded.per_s, count: need };
+          stored += need;
+          log(`scale: bulk load ${loaded.per_s} memories/s`);
+          if (result.push === null && size === sizes[0]) result.push = await pushLoader(app, corpus.slice(0, 0));
+        }
+        if (opts.parts.write) {
+          let live = 0;
+          let liveS = 0;
+          const r = await rounds(opts.rounds, async () => {
+            const samples: number[] = [];
+            const res = await storeLoop(app, corpus.slice(cursor, cursor + opts.storeSamples), { samples });
+            cursor += opts.storeSamples;
+            live += opts.storeSamples;
+            liveS += res.seconds;
+            return samples;
+          });
+          stored += live;
+          step.store = { latency: repeatedLatency(r), live_per_s: Math.round((live / liveS) * 10) / 10 };
+          log(`scale ${size}: store p50 ${step.store.latency.p50_ms.median} p95 ${step.store.latency.p95_ms.median} ms`);
+        }
+        if (opts.parts.read) {
+          const r = await rounds(opts.rounds, () => timeQueries(queries, (q) => app.search.hybrid({ text: q, limit: 5 })));
+          step.read = { in_process: repeatedLatency(r) };
+          log(`scale ${size}: in-process query p50 ${step.read.in_process.p50_ms.median} p95 ${step.read.in_process.p95_ms.median} ms`);
+        }
+        const mcpHere = opts.mcpSizes.includes(size) && (opts.parts.read || opts.parts.memory);
+        if (mcpHere) {
+          await app.close();
+          const server = await startServe(serverEnv(dir.path));
+          try {
+            const client = await httpClient(server.mcpUrl, 'bench-http');
+            await timeQueries(queries.slice(0, 20), (q) => mcpQuery(client, q)); // warm-up
+            if (opts.parts.read) {
+              step.read!.mcp_http = repeatedLatency(await rounds(opts.rounds, () => timeQueries(queries, (q) => mcpQuery(client, q))));
+              log(`scale ${size}: MCP HTTP query p50 ${step.read!.mcp_http.p50_ms.median} p95 ${step.read!.mcp_http.p95_ms.median} ms`);
+              step.read!.concurrency = [];
+              for (const n of opts.clients) {
+                const clients = await Promise.all(Array.from({ length: n }, (_, i) => httpClient(server.mcpUrl, `bench-c${i}`)));
+                const per = Math.max(1, Math.ceil(queries.length / n));
+                const all: number[] = [];
+                const t0 = process.hrtime.bigint();
+                await Promise.all(clients.map(async (c, ci) => all.push(...(await timeQueries(queries.slice(0, per).map((_, j) => queries[(ci * per + j) % queries.length]!), (q) => mcpQuery(c, q))))));
+                const s = Number(process.hrtime.bigint() - t0) / 1e9;
+                await Promise.all(clients.map((c) => c.close()));
+                step.read!.concurrency.push({ clients: n, total_queries: all.length, throughput_qps: Math.round((all.length / s) * 10) / 10, latency: summarize(all) });
+                log(`scale ${size}: ${n} HTTP clients ${Math.round(all.length / s)} q/s p95 ${summarize(all).p95_ms} ms`);
+              }
+            }
+            if (opts.parts.memory) {
+              const rss = rssOf(server.proc.pid!);
+              const bytes = await dirBytes(dir.path);
+              step.memory = {
+                serve_rss_bytes: rss,
+                serve_rss_over_empty_bytes_per_memory: rss !== null && result.empty_serve_rss_bytes !== null ? Math.round((rss - result.empty_serve_rss_bytes) / stored) : null,
+                data_dir_bytes: bytes,
+                data_dir_bytes_per_memory: Math.round(bytes / stored),
+              };
+              log(`scale ${size}: serve RSS ${Math.round((rss ?? 0) / 2 ** 20)} MiB, data dir ${Math.round(bytes / 2 ** 20)} MiB`);
+            }
+            await client.close();
+          } finally {
+            await server.stop();
+          }
+          if (opts.parts.read) {
+            const { client, transport } = await stdioClient(serverEnv(dir.path), 'bench-stdio');
+            try {
+              await timeQueries(queries.slice(0, 20), (q) => mcpQuery(client, q));
+              step.read!.mcp_stdio = repeatedLatency(await rounds(opts.rounds, () => timeQueries(queries, (q) => mcpQuery(client, q))));
+              log(`scale ${size}: MCP stdio query p50 ${step.read!.mcp_stdio.p50_ms.median} p95 ${step.read!.mcp_stdio.p95_ms.median} ms`);
+            } finally {
+              await client.close();
+              void transport;
+            }
+          }
+          app = await openBenchApp(dir.path);
+        }
+        result.steps.push(step);
+      }
+    } finally {
+      await app.close();
+    }
+    return result;
+  } finally {
+    await dir.remove();
+  }
+}
