@@ -148,4 +148,42 @@ describe('update, delete, undo/redo and history over MCP HTTP', () => {
     assert.deepEqual(r.needsInput.fields, ['id']);
     assert.ok(r.needsInput.suggestions.id.length > 0 && r.needsInput.suggestions.id.length <= 5);
   });
+
+  test('push, an in-place update by push, and relate are undone and redone like any other write', async () => {
+    const doc = Array.from({ length: 12 }, (_, i) => `Boiler check ${i}: read gauge ${i} and log it.`).join(' ');
+    const first = await ok('push', { text: doc, project_id: 'boiler', source_uri: 'file://boiler.md', chunk_size: 24 });
+    assert.ok(first.inserted > 1);
+    const edited = await ok('push', { text: doc.replace('read gauge 0', 'wipe gauge 0'), project_id: 'boiler', source_uri: 'file://boiler.md', chunk_size: 24 });
+    assert.equal(edited.updated, 1);
+    const changedId = edited.ids.updated[0] as string;
+    assert.match((await entry(changedId))!.content, /wipe gauge 0/);
+
+    // Undo the in-place update: the chunk has its first text again.
+    const u1 = await ok('undo', {});
+    assert.deepEqual(u1.reverted_tx_ids, [edited.tx_id]);
+    assert.match((await entry(changedId))!.content, /read gauge 0/);
+    // Undo the push itself: every chunk it inserted is gone, from reads and from search.
+    const u2 = await ok('undo', {});
+    assert.deepEqual(u2.reverted_tx_ids, [first.tx_id]);
+    for (const id of first.ids.inserted as string[]) assert.equal(await entry(id), null);
+    const gone = await ok('search', { query_text: 'boiler gauge', project_id: 'boiler', score_threshold: 0 });
+    assert.deepEqual(gone.hits, []);
+    // Redo brings them back, searchable again.
+    await ok('undo', { redo: true });
+    for (const id of first.ids.inserted as string[]) assert.ok(await entry(id), `chunk ${id} restored`);
+    const back = await ok('search', { query_text: 'boiler gauge', project_id: 'boiler', score_threshold: 0, limit: 50 });
+    assert.equal(back.hits.length, first.inserted);
+
+    // relate, then undo: the triple and the entity it created are gone; redo restores them.
+    const r = await ok('relate', { subject: first.ids.inserted[0], predicate: 'checked_by', object: 'Night shift', project_id: 'boiler' });
+    const g1 = await ok('query_graph', { node: first.ids.inserted[0] });
+    assert.ok(g1.triples.some((t: any) => t.predicate === 'checked_by'));
+    const u3 = await ok('undo', {});
+    assert.deepEqual(u3.reverted_tx_ids, [r.tx_id]);
+    const g2 = await ok('query_graph', { node: first.ids.inserted[0] });
+    assert.equal(g2.triples.length, 0);
+    await ok('undo', { redo: true });
+    const g3 = await ok('query_graph', { node: first.ids.inserted[0] });
+    assert.ok(g3.triples.some((t: any) => t.predicate === 'checked_by'));
+  });
 });
