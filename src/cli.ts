@@ -4,6 +4,7 @@ import { createApp, runWorker, VERSION, type App } from './app.js';
 import { ConfigError, configHelp, loadConfig, splitConfigFlags, type Config } from './config.js';
 import { listModels, modelStatus, pullModel } from './embed/models.js';
 import { createLogger, type Logger } from './log.js';
+import { listSurface, renderReference } from './mcp/docs.js';
 import { acquireDirLock, describeHolder, type DirLock } from './store/dir-lock.js';
 import { startHttp, type HttpFrontEnd } from './transports/http.js';
 import { forwardStdio, serveStdio } from './transports/stdio.js';
@@ -23,6 +24,14 @@ const COMMANDS: Record<string, { summary: string; usage: string; run(config: Con
     summary: 'consume jobs from the BullMQ queue (needs DATABASE_URL and REDIS_URL)',
     usage: 'context-graph worker [--concurrency N] [options]',
     run: worker,
+  },
+  docs: {
+    summary: 'print the reference of every tool, resource, prompt and error code (the README section)',
+    usage: 'context-graph docs',
+    run: async () => {
+      process.stdout.write(renderReference(await listSurface()) + '\n');
+      return 0;
+    },
   },
   models: {
     summary: 'list, check or download embedding models',
