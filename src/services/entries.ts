@@ -3,7 +3,7 @@ import type { App } from '../app.js';
 import { AppError } from '../errors.js';
 import type { Db, Queryable } from '../store/db.js';
 import { retractEmbeddings } from '../store/embeddings-repo.js';
-import { EDGE_COLUMNS, type EdgeRecord } from '../store/history-repo.js';
+import { EDGE_COLUMNS, type EdgeRecord } from '../store/edges-repo.js';
 import { insertNode, NODE_COLUMNS, type NodeRecord } from '../store/nodes-repo.js';
 import { contentHash, type MemoryService } from './memory.js';
 import { image, writeTransaction } from './writes.js';

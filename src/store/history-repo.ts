@@ -1,5 +1,7 @@
 import type { Queryable } from './db.js';
+import { EDGE_COLUMNS, type EdgeRecord } from './edges-repo.js';
 import { NODE_COLUMNS, type NodeRecord } from './nodes-repo.js';
+
 
 /** SQL behind history, undo/redo and as-of reads: the transaction log and entity restores. */
 
@@ -22,24 +24,6 @@ export interface TxChangeRow {
   before: Record<string, unknown> | null;
   after: Record<string, unknown> | null;
 }
-
-export interface EdgeRecord {
-  id: string;
-  src: string;
-  dst: string;
-  edge_type: string;
-  predicate: string;
-  weight: number;
-  confidence: number;
-  metadata: Record<string, unknown>;
-  valid_from: Date | null;
-  valid_to: Date | null;
-  created_at: Date;
-  deleted_at: Date | null;
-}
-
-/** Columns an edge image carries (the whole row). */
-export const EDGE_COLUMNS = `id, src, dst, edge_type, predicate, weight, confidence, metadata, valid_from, valid_to, created_at, deleted_at`;
 
 /** Node columns a restore writes back from an image (nid is the identity; tsv is generated). */
 const NODE_RESTORE_COLUMNS = [

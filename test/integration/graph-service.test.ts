@@ -1,14 +1,11 @@
 import assert from 'node:assert/strict';
-import { randomBytes } from 'node:crypto';
 import { after, before, describe, test } from 'node:test';
 import { isAppError } from '../../src/errors.js';
 import { createLogger } from '../../src/log.js';
 import { GraphService, type Neighborhood, type NeighborhoodQuery, type StartNotFound } from '../../src/services/graph.js';
 import { MemoryService } from '../../src/services/memory.js';
 import type { Db } from '../../src/store/db.js';
-import { migrate } from '../../src/store/migrate.js';
-import { openPglite } from '../../src/store/pglite.js';
-import { openPostgres } from '../../src/store/postgres.js';
+import { type Harness, pgliteHarness, postgresHarness } from '../helpers/stores.js';
 import { latestTxId } from '../../src/store/tx-log.js';
 import type { JobQueue } from '../../src/jobs/queue.js';
 
@@ -17,31 +14,6 @@ import type { JobQueue } from '../../src/jobs/queue.js';
 const DATABASE_URL = process.env.DATABASE_URL;
 const logger = createLogger('silent');
 
-interface Harness {
-  db: Db;
-  cleanup(): Promise<void>;
-}
-
-async function pgliteHarness(): Promise<Harness> {
-  const db = await openPglite('memory');
-  await migrate(db, logger);
-  return { db, cleanup: () => db.close() };
-}
-
-async function postgresHarness(): Promise<Harness> {
-  const schema = `cg_test_${randomBytes(6).toString('hex')}`;
-  const db = await openPostgres(DATABASE_URL!, { schema });
-  await migrate(db, logger);
-  return {
-    db,
-    async cleanup() {
-      await db.close();
-      const admin = await openPostgres(DATABASE_URL!, { max: 1 });
-      await admin.exec(`drop schema if exists "${schema}" cascade`);
-      await admin.close();
-    },
-  };
-}
 
 /** A queue that records what it was asked to embed and does nothing else. */
 function recordingQueue(): JobQueue & { enqueued: unknown[] } {

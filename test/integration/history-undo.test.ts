@@ -1,5 +1,4 @@
 import assert from 'node:assert/strict';
-import { randomBytes } from 'node:crypto';
 import { after, before, beforeEach, describe, test } from 'node:test';
 import { ulid } from 'ulid';
 import type { JobQueue } from '../../src/jobs/queue.js';
@@ -9,40 +8,13 @@ import { entriesAsOf, HistoryService, resolveAsOf } from '../../src/services/his
 import { MemoryService } from '../../src/services/memory.js';
 import { image, writeTransaction } from '../../src/services/writes.js';
 import type { Db } from '../../src/store/db.js';
-import { EDGE_COLUMNS } from '../../src/store/history-repo.js';
-import { migrate } from '../../src/store/migrate.js';
+import { EDGE_COLUMNS } from '../../src/store/edges-repo.js';
 import { NODE_COLUMNS } from '../../src/store/nodes-repo.js';
-import { openPglite } from '../../src/store/pglite.js';
-import { openPostgres } from '../../src/store/postgres.js';
+import { type Harness, pgliteHarness, postgresHarness } from '../helpers/stores.js';
 
 const DATABASE_URL = process.env.DATABASE_URL;
 const logger = createLogger('silent');
 
-interface Harness {
-  db: Db;
-  cleanup(): Promise<void>;
-}
-
-async function pgliteHarness(): Promise<Harness> {
-  const db = await openPglite('memory');
-  await migrate(db, logger);
-  return { db, cleanup: () => db.close() };
-}
-
-async function postgresHarness(): Promise<Harness> {
-  const schema = `cg_test_${randomBytes(6).toString('hex')}`;
-  const db = await openPostgres(DATABASE_URL!, { schema });
-  await migrate(db, logger);
-  return {
-    db,
-    async cleanup() {
-      await db.close();
-      const admin = await openPostgres(DATABASE_URL!, { max: 1 });
-      await admin.exec(`drop schema if exists "${schema}" cascade`);
-      await admin.close();
-    },
-  };
-}
 
 /** A queue that runs nothing and remembers which nodes were sent to be embedded. */
 function recordingQueue(): JobQueue & { embedded: number[] } {
