@@ -8,7 +8,6 @@
  */
 export const ERROR_REGISTRY = {
   INVALID_PARAMS: { rpcCode: -32002, httpStatus: 400, retryable: false, hint: 'Check the parameter constraints in the tool schema.' },
-  MISSING_RATIONALE: { rpcCode: -32009, httpStatus: 400, retryable: false, hint: 'Add a rationale of 10 to 1000 characters.' },
   NODE_NOT_FOUND: { rpcCode: -32012, httpStatus: 404, retryable: false, hint: 'Verify the id; query or search to find it.' },
   UNKNOWN_TOOL: { rpcCode: -32601, httpStatus: 404, retryable: false, hint: 'List the tools to see the names.' },
   CONFLICT: { rpcCode: -32020, httpStatus: 409, retryable: false, hint: 'The entity changed or already exists.' },

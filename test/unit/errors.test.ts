@@ -1,0 +1,54 @@
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import * as z from 'zod';
+import { AppError, ERROR_REGISTRY } from '../../src/errors.js';
+import { QueueUnavailableError } from '../../src/jobs/bullmq.js';
+import { createLogger } from '../../src/log.js';
+import { toErrorPayload } from '../../src/mcp/errors.js';
+import { toolErrorSchema } from '../../src/mcp/payloads.js';
+import { translateDbError } from '../../src/store/errors.js';
+
+const logger = createLogger('silent');
+
+test('the registry pins its codes: numeric codes are unique and seed 001 §5 codes keep their numbers', () => {
+  const rpc = Object.values(ERROR_REGISTRY).map((e) => e.rpcCode);
+  assert.equal(new Set(rpc).size, rpc.length);
+  assert.equal(ERROR_REGISTRY.INVALID_PARAMS.rpcCode, -32002);
+  assert.equal(ERROR_REGISTRY.NODE_NOT_FOUND.rpcCode, -32012);
+  assert.deepEqual(Object.keys(ERROR_REGISTRY).sort(), ['BUSY', 'CONFLICT', 'DB_UNAVAILABLE', 'INTERNAL', 'INVALID_PARAMS', 'NODE_NOT_FOUND', 'QUEUE_UNAVAILABLE', 'UNKNOWN_TOOL']);
+});
+
+test('dependency failures map to retryable registry errors without internals', () => {
+  const refused = translateDbError(Object.assign(new Error('connect ECONNREFUSED 10.0.0.5:5432 password=hunter2'), { code: 'ECONNREFUSED' }), { sql: 'select secret from t', params: ['x'] });
+  const db = toErrorPayload(refused, logger);
+  assert.equal(db.code, 'DB_UNAVAILABLE');
+  assert.equal(db.retryable, true);
+  const serialization = toErrorPayload(translateDbError(Object.assign(new Error('could not serialize access'), { code: '40001' })), logger);
+  assert.equal(serialization.code, 'BUSY');
+  assert.equal(serialization.retryable, true);
+  const queue = toErrorPayload(new QueueUnavailableError('redis://127.0.0.1:1'), logger);
+  assert.equal(queue.code, 'QUEUE_UNAVAILABLE');
+  assert.equal(queue.retryable, true);
+  for (const p of [db, serialization, queue]) {
+    toolErrorSchema.parse(p);
+    assert.ok(!/hunter2|10\.0\.0\.5|select|ECONNREFUSED/.test(JSON.stringify(p)), JSON.stringify(p));
+  }
+});
+
+test('an unexpected error reaches the client only as a correlation id', () => {
+  const p = toErrorPayload(new TypeError("Cannot read properties of undefined (reading 'nid') at /work/main/dist/src/x.js:1:2"), logger);
+  assert.equal(p.code, 'INTERNAL');
+  assert.equal(p.retryable, false);
+  assert.match(p.message, /^Internal error \(correlation id [0-9a-f-]{36}\)\.$/);
+  assert.equal(p.details?.correlation_id, p.message.slice(p.message.indexOf('id ') + 3, -2));
+});
+
+test('zod failures and domain errors keep their code and details', () => {
+  const parsed = z.strictObject({ limit: z.number().int().max(50) }).safeParse({ limit: 51, colour: 1 });
+  assert.ok(!parsed.success);
+  const p = toErrorPayload(parsed.error, logger, { tool: 'query' });
+  assert.equal(p.code, 'INVALID_PARAMS');
+  assert.ok(p.message.includes('limit') && p.message.includes('colour'));
+  const nf = toErrorPayload(new AppError('NODE_NOT_FOUND', 'No entry 01X.', { id: '01X' }), logger);
+  assert.deepEqual([nf.code, nf.rpc_code, nf.details], ['NODE_NOT_FOUND', -32012, { id: '01X' }]);
+});
