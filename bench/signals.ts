@@ -1,23 +1,15 @@
 /**
- * Each retrieval signal on its own, for quality and latency comparisons: the same lexical SQL as
- * SearchService (copied: it is private there) and one dense space's k-NN on the app's indexes.
+ * Each retrieval signal on its own, for quality and latency comparisons: the lexical signal as
+ * SearchService runs it (BM25 over the E13 keyword index in the index thread) and one dense
+ * space's k-NN on the app's indexes.
  */
 import type { App } from '../src/app.js';
 import type { SpaceId } from '../src/embed/types.js';
-import { orTsQuerySql } from '../src/store/fts.js';
+import { lexicalSearch } from '../src/services/search.js';
 
-/** Full-text candidates, ranked as SearchService.lexical ranks them (ts_rank over an OR query). */
+/** Lexical candidates, ranked as SearchService ranks them (E13 BM25). */
 export async function lexicalOnly(app: App, text: string, limit: number): Promise<number[]> {
-  const rows = await app.db.query<{ nid: number }>(
-    `with q as (select ${orTsQuerySql('$1')} as tsq)
-     select n.nid, ts_rank(n.tsv, q.tsq) as rank
-       from nodes n, q
-      where n.tsv @@ q.tsq and n.deleted_at is null
-      order by rank desc, n.nid
-      limit $2`,
-    [text, limit],
-  );
-  return rows.map((r) => Number(r.nid));
+  return (await lexicalSearch(app.embedder, app.indexes, text, limit)).map((h) => h.key);
 }
 
 /** Nearest neighbours in one embedding space (the query embedded by the app's pool). */

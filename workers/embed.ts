@@ -1,5 +1,6 @@
 import { createHashingEncoder } from '../src/embed/hashing.js';
 import { createHdcEncoder } from '../src/embed/hdc.js';
+import { createKeywordEncoder } from '../src/embed/keyword.js';
 import type { E1Config, EmbedWorkerResult, EmbedWorkerTask } from '../src/embed/pool.js';
 import type { SpaceEncoder } from '../src/embed/spaces.js';
 import type { SpaceId } from '../src/embed/types.js';
@@ -33,6 +34,7 @@ async function build(e1: E1Config): Promise<Map<SpaceId, SpaceEncoder>> {
   return new Map<SpaceId, SpaceEncoder>([
     ['E1', first],
     ['E9', hdc],
+    ['E13', createKeywordEncoder()],
   ]);
 }
 

@@ -1,6 +1,7 @@
 /**
- * Piscina entry for the vector indexes: one USearch index per embedding space, held in this
- * thread's module state. Every USearch call is synchronous, so they run here, off the main
+ * Piscina entry for the vector indexes: one USearch index per dense embedding space and one
+ * BM25 inverted index (src/index/sparse.ts) per sparse space (spec dim 0: E13), held in this
+ * thread's module state. Every call is synchronous CPU work, so they run here, off the main
  * event loop; the host runs exactly one such thread and sends every call through it.
  */
 import { mkdir, readFile, rename, writeFile } from 'node:fs/promises';
@@ -8,8 +9,10 @@ import { availableParallelism } from 'node:os';
 import { join } from 'node:path';
 import { Index, MetricKind, ScalarKind } from 'usearch';
 import type { SpaceId } from '../src/embed/types.js';
+import { unpackTerms } from '../src/embed/keyword.js';
+import { SparseIndex } from '../src/index/sparse.js';
 import type { IndexResults, IndexTask, LoadResult, SnapshotMeta } from '../src/index/protocol.js';
-import type { SpaceIndexSpec, VectorHit } from '../src/index/vector-index.js';
+import { isSparseSpec, type SpaceIndexSpec, type VectorHit } from '../src/index/vector-index.js';
 
 // Settings from the stack check (research/stack-notes.md §4, 100k × 384-d, low-rank data like
 // real embeddings): connectivity 16 + expansion_add 128 build the graph; expansion_search 128
@@ -29,12 +32,23 @@ const ADD_THREADS = Math.max(1, Math.min(4, availableParallelism()));
 const SEARCH_THREADS = 1;
 const META_FILE = 'meta.json';
 
-interface SpaceIndex {
-  spec: SpaceIndexSpec;
-  index: Index;
-}
+const SPARSE_METRIC = 'bm25';
+
+type SpaceIndex =
+  | { kind: 'dense'; spec: SpaceIndexSpec; index: Index }
+  | { kind: 'sparse'; spec: SpaceIndexSpec; index: SparseIndex };
 
 const spaces = new Map<SpaceId, SpaceIndex>();
+
+function emptyEntry(spec: SpaceIndexSpec): SpaceIndex {
+  return isSparseSpec(spec)
+    ? { kind: 'sparse', spec: { ...spec }, index: new SparseIndex() }
+    : { kind: 'dense', spec: { ...spec }, index: newIndex(spec.dim) };
+}
+
+function sizeOf(entry: SpaceIndex): number {
+  return entry.kind === 'sparse' ? entry.index.size : entry.index.size();
+}
 
 function newIndex(dim: number): Index {
   return new Index({
@@ -58,11 +72,13 @@ function ensure(spec: SpaceIndexSpec): void {
   const current = spaces.get(spec.space);
   if (current && current.spec.dim === spec.dim && current.spec.modelId === spec.modelId) return;
   // A new dim or model makes every stored vector incomparable: start empty.
-  spaces.set(spec.space, { spec: { ...spec }, index: newIndex(spec.dim) });
+  spaces.set(spec.space, emptyEntry(spec));
 }
 
-function upsert(space: SpaceId, keys: number[], vectors: Float32Array): void {
-  const { spec, index } = need(space);
+function upsert(space: SpaceId, keys: number[], vectors: Float32Array, lengths?: number[]): void {
+  const entry = need(space);
+  if (entry.kind === 'sparse') return upsertSparse(space, entry.index, keys, vectors, lengths);
+  const { spec, index } = entry;
   if (vectors.length !== keys.length * spec.dim) {
     throw new RangeError(`upsert into ${space}: ${keys.length} keys need ${keys.length * spec.dim} floats, got ${vectors.length}`);
   }
@@ -96,9 +112,31 @@ function upsert(space: SpaceId, keys: number[], vectors: Float32Array): void {
   index.add(bigKeys, flat, ADD_THREADS);
 }
 
+/** Rows of variable length, row i being `lengths[i]` floats of packed (term id, tf) pairs. */
+function upsertSparse(space: SpaceId, index: SparseIndex, keys: number[], vectors: Float32Array, lengths?: number[]): void {
+  if (!lengths || lengths.length !== keys.length) {
+    throw new RangeError(`upsert into sparse space ${space}: ${keys.length} keys need as many row lengths, got ${lengths?.length ?? 'none'}`);
+  }
+  const total = lengths.reduce((a, b) => a + b, 0);
+  if (total !== vectors.length) throw new RangeError(`upsert into sparse space ${space}: row lengths add up to ${total}, got ${vectors.length} floats`);
+  let o = 0;
+  keys.forEach((key, i) => {
+    const len = lengths[i]!;
+    // Later rows of a repeated key win, as upsert replaces.
+    const { ids, weights } = unpackTerms(vectors.subarray(o, o + len));
+    index.upsert(key, ids, weights);
+    o += len;
+  });
+}
+
 function remove(space: SpaceId, keys: number[]): number {
   const entry = spaces.get(space);
   if (!entry || keys.length === 0) return 0;
+  if (entry.kind === 'sparse') {
+    let n = 0;
+    for (const key of keys) if (entry.index.remove(key)) n++;
+    return n;
+  }
   const bigKeys = BigUint64Array.from(keys, BigInt);
   const present = entry.index.contains(bigKeys) as boolean[];
   const existing = bigKeys.filter((_, i) => present[i]);
@@ -109,6 +147,11 @@ function remove(space: SpaceId, keys: number[]): number {
 function search(space: SpaceId, query: Float32Array, k: number): VectorHit[] {
   const entry = spaces.get(space);
   if (!entry) return [];
+  if (entry.kind === 'sparse') {
+    // The query is a packed term vector from the same encoder; its weights are not used.
+    if (k <= 0 || query.length === 0) return [];
+    return entry.index.search(unpackTerms(query).ids, k);
+  }
   const size = entry.index.size();
   if (size === 0 || k <= 0) return [];
   if (query.length !== entry.spec.dim) {
@@ -124,12 +167,12 @@ function search(space: SpaceId, query: Float32Array, k: number): VectorHit[] {
 
 function sizes(): Partial<Record<SpaceId, number>> {
   const out: Partial<Record<SpaceId, number>> = {};
-  for (const [space, { index }] of spaces) out[space] = index.size();
+  for (const [space, entry] of spaces) out[space] = sizeOf(entry);
   return out;
 }
 
-function fileOf(space: SpaceId): string {
-  return `${space}.usearch`;
+function fileOf(entry: SpaceIndex): string {
+  return entry.kind === 'sparse' ? `${entry.spec.space}.bm25` : `${entry.spec.space}.usearch`;
 }
 
 /**
@@ -141,9 +184,16 @@ function fileOf(space: SpaceId): string {
 async function save(dir: string, feedSeq: number): Promise<void> {
   await mkdir(dir, { recursive: true });
   const meta: SnapshotMeta = { version: 1, feedSeq, savedAt: new Date().toISOString(), spaces: [] };
-  for (const [space, { spec, index }] of spaces) {
-    const file = fileOf(space);
+  for (const entry of spaces.values()) {
+    const file = fileOf(entry);
     const path = join(dir, file);
+    if (entry.kind === 'sparse') {
+      await writeFile(`${path}.tmp`, entry.index.serialize());
+      await rename(`${path}.tmp`, path);
+      meta.spaces.push({ ...entry.spec, file, size: entry.index.size, metric: SPARSE_METRIC, quantization: 'none', connectivity: 0 });
+      continue;
+    }
+    const { spec, index } = entry;
     index.save(`${path}.tmp`);
     await rename(`${path}.tmp`, path);
     meta.spaces.push({
@@ -174,17 +224,26 @@ async function load(dir: string, specs: SpaceIndexSpec[]): Promise<LoadResult> {
     if (!meta) reason = 'no snapshot';
     else if (!saved) reason = 'not in the snapshot';
     else if (saved.dim !== spec.dim || saved.modelId !== spec.modelId) reason = `snapshot has ${saved.modelId}/${saved.dim}`;
-    else if (saved.metric !== METRIC || saved.quantization !== QUANTIZATION || saved.connectivity !== CONNECTIVITY) {
+    else if (isSparseSpec(spec) ? saved.metric !== SPARSE_METRIC : saved.metric !== METRIC || saved.quantization !== QUANTIZATION || saved.connectivity !== CONNECTIVITY) {
       reason = 'index settings changed';
     }
-    if (!reason) {
+    if (!reason && isSparseSpec(spec)) {
+      try {
+        const index = SparseIndex.deserialize(await readFile(join(dir, saved!.file)));
+        spaces.set(spec.space, { kind: 'sparse', spec: { ...spec }, index });
+        result.loaded.push(spec.space);
+        continue;
+      } catch (err) {
+        reason = `unreadable: ${(err as Error).message}`;
+      }
+    } else if (!reason) {
       const index = newIndex(spec.dim);
       try {
         index.load(join(dir, saved!.file));
         // load() takes the file's own header, whatever the constructor said.
         if (index.dimensions() !== spec.dim) reason = `file has dimension ${index.dimensions()}`;
         else {
-          spaces.set(spec.space, { spec: { ...spec }, index });
+          spaces.set(spec.space, { kind: 'dense', spec: { ...spec }, index });
           result.loaded.push(spec.space);
           continue;
         }
@@ -193,7 +252,7 @@ async function load(dir: string, specs: SpaceIndexSpec[]): Promise<LoadResult> {
       }
     }
     // Whatever was not loaded starts empty, ready for the caller to replay the feed into it.
-    spaces.set(spec.space, { spec: { ...spec }, index: newIndex(spec.dim) });
+    spaces.set(spec.space, emptyEntry(spec));
     result.skipped.push({ space: spec.space, reason });
   }
   // A partial load still needs the whole feed for the empty spaces; replay is idempotent.
@@ -206,7 +265,7 @@ export default async function handle(task: IndexTask): Promise<IndexResults[Inde
     case 'ensure':
       return ensure(task.spec);
     case 'upsert':
-      return upsert(task.space, task.keys, task.vectors);
+      return upsert(task.space, task.keys, task.vectors, task.lengths);
     case 'remove':
       return remove(task.space, task.keys);
     case 'search':

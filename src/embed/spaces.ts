@@ -18,7 +18,7 @@ export const SPACES: readonly SpaceInfo[] = Object.freeze([
   { id: 'E10', name: 'multimodal', purpose: 'multimodality: text tower of a joint text-image model', status: 'planned' },
   { id: 'E11', name: 'entity', purpose: 'factuality: entity and knowledge-graph embeddings', status: 'planned' },
   { id: 'E12', name: 'late-interaction', purpose: 'precision: per-token vectors for MaxSim reranking (ColBERT)', status: 'planned' },
-  { id: 'E13', name: 'keyword-splade', purpose: 'keyword precision: sparse term weights for the inverted-index recall stage', status: 'planned' },
+  { id: 'E13', name: 'keyword', purpose: 'keyword precision: sparse term frequencies ranked by BM25 in an inverted index (the lexical signal)', status: 'implemented' },
 ] satisfies SpaceInfo[]);
 
 const byId = new Map<SpaceId, SpaceInfo>(SPACES.map((s) => [s.id, s]));
@@ -40,7 +40,10 @@ export function isSpaceId(value: unknown): value is SpaceId {
  */
 export interface SpaceEncoder {
   readonly info: EncoderInfo;
-  /** One L2-normalised vector of length `info.dim` per text, in order. */
+  /**
+   * One vector per text, in order: L2-normalised of length `info.dim` for a dense space; for a
+   * sparse space (`info.dim` 0, E13) a packed variable-length term vector (src/embed/keyword.ts).
+   */
   encode(texts: readonly string[]): Promise<Float32Array[]> | Float32Array[];
   close?(): Promise<void>;
 }

@@ -11,9 +11,13 @@ import type { SpaceIndexSpec, VectorHit } from './vector-index.js';
  */
 export type IndexTask =
   | { op: 'ensure'; spec: SpaceIndexSpec }
-  /** `vectors` holds keys.length × dim floats, row i belonging to keys[i]. */
-  | { op: 'upsert'; space: SpaceId; keys: number[]; vectors: Float32Array }
+  /**
+   * Dense space: `vectors` holds keys.length × dim floats, row i belonging to keys[i]. Sparse
+   * space (dim 0): rows have variable length, `lengths[i]` floats each, concatenated in order.
+   */
+  | { op: 'upsert'; space: SpaceId; keys: number[]; vectors: Float32Array; lengths?: number[] }
   | { op: 'remove'; space: SpaceId; keys: number[] }
+  /** A sparse space takes the query's packed term vector. */
   | { op: 'search'; space: SpaceId; query: Float32Array; k: number }
   | { op: 'sizes' }
   | { op: 'save'; dir: string; feedSeq: number }

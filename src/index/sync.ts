@@ -2,7 +2,7 @@ import type { SpaceId } from '../embed/types.js';
 import type { Logger } from '../log.js';
 import type { Db } from '../store/db.js';
 import { EMBEDDINGS_CHANNEL, fromBytes, readFeed } from '../store/embeddings-repo.js';
-import type { SpaceIndexSpec, VectorIndexes } from './vector-index.js';
+import { isSparseSpec, type SpaceIndexSpec, type VectorIndexes } from './vector-index.js';
 
 const BATCH = 2_000;
 // LISTEN can miss a notification across a reconnect; a slow poll catches up regardless.
@@ -83,7 +83,8 @@ export class IndexSync {
       const spec = this.specs.get(row.space);
       if (!spec) continue;
       // A vector from another model (or a removal) takes the key out of this model's index.
-      if (row.vector === null || row.model_id !== spec.modelId || row.dim !== spec.dim) {
+      // Sparse spaces (spec dim 0) have variable-length rows: their dim is the row's own length.
+      if (row.vector === null || row.model_id !== spec.modelId || (isSparseSpec(spec) ? row.dim % 2 !== 0 : row.dim !== spec.dim)) {
         push(removals, row.space, row.node_nid);
         continue;
       }

@@ -3,7 +3,7 @@ import type { SpaceId } from '../embed/types.js';
 import type { Logger } from '../log.js';
 import { workerFile } from '../paths.js';
 import type { IndexOp, IndexResults, IndexTask } from './protocol.js';
-import type { SpaceIndexSpec, VectorHit, VectorIndexes } from './vector-index.js';
+import { isSparseSpec, type SpaceIndexSpec, type VectorHit, type VectorIndexes } from './vector-index.js';
 
 /** Below this, cloning a buffer beats transferring it (stack-notes §3: 384 floats clone faster). */
 const TRANSFER_MIN_BYTES = 100 * 1024;
@@ -30,6 +30,9 @@ export function createVectorIndexes(opts: { logger?: Logger } = {}): VectorIndex
     logger?.error({ err }, 'vector index thread crashed; its indexes are lost until rebuilt');
   });
   let closed = false;
+  // Spaces ensured as sparse (dim 0): their rows have variable length.
+  const sparse = new Set<SpaceId>();
+  const noteSpec = (spec: SpaceIndexSpec) => (isSparseSpec(spec) ? sparse.add(spec.space) : sparse.delete(spec.space));
 
   function run<K extends IndexOp>(task: Extract<IndexTask, { op: K }>, transfer?: ArrayBuffer): Promise<IndexResults[K]> {
     if (closed) return Promise.reject(new Error('the vector indexes are closed'));
@@ -44,8 +47,11 @@ export function createVectorIndexes(opts: { logger?: Logger } = {}): VectorIndex
 
   return {
     async ensure(spec: SpaceIndexSpec) {
-      if (!Number.isInteger(spec.dim) || spec.dim < 1) throw new RangeError(`ensure ${spec.space}: dim must be a positive integer, got ${spec.dim}`);
+      if (!Number.isInteger(spec.dim) || spec.dim < 0) {
+        throw new RangeError(`ensure ${spec.space}: dim must be a positive integer (or 0 for a sparse space), got ${spec.dim}`);
+      }
       await run({ op: 'ensure', spec: { space: spec.space, dim: spec.dim, modelId: spec.modelId } });
+      noteSpec(spec);
     },
 
     async upsert(space: SpaceId, keys: readonly number[], vectors: readonly Float32Array[]) {
@@ -54,6 +60,18 @@ export function createVectorIndexes(opts: { logger?: Logger } = {}): VectorIndex
       }
       if (keys.length === 0) return;
       checkKeys(keys);
+      if (sparse.has(space)) {
+        // Variable-length rows, concatenated; set() copies bytes, so the packed term ids survive.
+        const lengths = vectors.map((v) => v.length);
+        const flat = new Float32Array(lengths.reduce((a, b) => a + b, 0));
+        let o = 0;
+        for (const v of vectors) {
+          flat.set(v, o);
+          o += v.length;
+        }
+        await run({ op: 'upsert', space, keys: [...keys], vectors: flat, lengths }, flat.buffer);
+        return;
+      }
       const dim = vectors[0]!.length;
       // One buffer for the whole batch: one message, and USearch adds it in a single call.
       const flat = new Float32Array(keys.length * dim);
@@ -85,6 +103,7 @@ export function createVectorIndexes(opts: { logger?: Logger } = {}): VectorIndex
 
     async loadSnapshot(dir: string, specs: readonly SpaceIndexSpec[]) {
       const result = await run({ op: 'load', dir, specs: specs.map((s) => ({ space: s.space, dim: s.dim, modelId: s.modelId })) });
+      for (const spec of specs) noteSpec(spec);
       logger?.info(result, 'vector index snapshot loaded');
       return result.feedSeq;
     },

@@ -5,6 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { HASH_DIM, HASH_MODEL_ID, hashEmbed } from '../../src/embed/hashing.js';
 import { HDC_DIM, HDC_MODEL_ID, hdcEmbed } from '../../src/embed/hdc.js';
+import { KEYWORD_MODEL_ID, keywordEmbed } from '../../src/embed/keyword.js';
 import { OnnxEncoder, onnxModelId } from '../../src/embed/onnx.js';
 import { createEmbedder } from '../../src/embed/pool.js';
 import { createLogger } from '../../src/log.js';
@@ -25,12 +26,13 @@ after(async () => {
   await rm(root, { recursive: true, force: true });
 });
 
-test('model-free pool: E1 hashing + E9 HDC, reported without a round trip', async () => {
+test('model-free pool: E1 hashing + E9 HDC + E13 keywords, reported without a round trip', async () => {
   const embedder = await createEmbedder({ logger, threads: 2 });
   try {
     assert.deepEqual(embedder.encoders(), [
       { space: 'E1', modelId: HASH_MODEL_ID, dim: HASH_DIM, provider: 'model-free' },
       { space: 'E9', modelId: HDC_MODEL_ID, dim: HDC_DIM, provider: 'model-free' },
+      { space: 'E13', modelId: KEYWORD_MODEL_ID, dim: 0, provider: 'model-free' },
     ]);
     assert.equal(embedder.health().e1Provider, 'model-free');
     assert.equal(embedder.health().modelDir, null);
@@ -39,7 +41,7 @@ test('model-free pool: E1 hashing + E9 HDC, reported without a round trip', asyn
     // Enough texts for several tasks on both threads: order must survive the split.
     const texts = Array.from({ length: 150 }, (_, i) => `memory number ${i} about topic ${i % 7}`);
     const out = await embedder.embed(texts);
-    assert.deepEqual([...out.keys()], ['E1', 'E9']);
+    assert.deepEqual([...out.keys()], ['E1', 'E9', 'E13']);
     const e1 = out.get('E1')!;
     const e9 = out.get('E9')!;
     assert.equal(e1.length, texts.length);
@@ -48,6 +50,7 @@ test('model-free pool: E1 hashing + E9 HDC, reported without a round trip', asyn
       assert.ok(e1[i] instanceof Float32Array && e9[i] instanceof Float32Array);
       assert.deepEqual(e1[i], hashEmbed(texts[i]!));
       assert.deepEqual(e9[i], hdcEmbed(texts[i]!));
+      assert.deepEqual(out.get('E13')![i], keywordEmbed(texts[i]!));
     }
   } finally {
     await embedder.close();
@@ -61,7 +64,7 @@ test('model-free pool: requested spaces only, empty input, and unknown or planne
     assert.deepEqual([...only9.keys()], ['E9']);
     assert.equal(only9.get('E9')![0]!.length, HDC_DIM);
     const empty = await embedder.embed([]);
-    assert.deepEqual([...empty.entries()], [['E1', []], ['E9', []]]);
+    assert.deepEqual([...empty.entries()], [['E1', []], ['E9', []], ['E13', []]]);
     await assert.rejects(embedder.embed(['x'], ['E5']), /E5 \(causal\) has no enabled encoder \(status: planned\)/);
   } finally {
     await embedder.close();

@@ -1,0 +1,376 @@
+import type { VectorHit } from './vector-index.js';
+
+/**
+ * The E13 inverted index, ranked by Okapi BM25. Pure TypeScript, held by the index thread
+ * (workers/index.ts) next to the USearch indexes, fed by the same embeddings feed.
+ *
+ * Documents live in slots (reused after removal). Each term's postings are two parallel
+ * growable arrays (slot, tf); each document keeps its sorted term ids and, per term, its
+ * position in that term's postings, so removal is a swap-with-last per term (O(terms · log)),
+ * never a scan of a long postings list.
+ *
+ *   idf(t)    = ln(1 + (N − df + 0.5) / (df + 0.5))            (never negative)
+ *   score(d)  = Σ_{t ∈ q} idf(t) · tf·(k1 + 1) / (tf + k1·(1 − b + b·dl/avgdl))
+ *
+ * with dl the sum of a document's term frequencies and avgdl the mean over documents. Each
+ * distinct query term counts once (query term frequencies are ignored).
+ */
+export const BM25_K1 = 1.2;
+export const BM25_B = 0.75;
+
+interface Postings {
+  slots: Uint32Array;
+  tfs: Float32Array;
+  n: number;
+  /** Largest tf ever posted (not lowered on removal): an upper bound for pruning. */
+  maxTf: number;
+}
+
+interface Doc {
+  key: number;
+  /** Sorted, unique. */
+  terms: Uint32Array;
+  tfs: Float32Array;
+  /** pos[i]: index of this document in postings of terms[i]. */
+  pos: Uint32Array;
+  len: number;
+}
+
+const SNAPSHOT_MAGIC = 0x31334d42; // "BM31" little endian-ish tag, version 1
+
+export class SparseIndex {
+  private readonly postings = new Map<number, Postings>();
+  private readonly slotOf = new Map<number, number>();
+  private docs: Array<Doc | undefined> = [];
+  private free: number[] = [];
+  private totalLen = 0;
+  /** Document length by slot, for the search loop (a typed array, not a pointer chase per posting). */
+  private lens = new Float32Array(16);
+  /** Key by slot, for the same reason. */
+  private keyOf = new Float64Array(16);
+  // Scratch for search, sized to the slot count.
+  private acc = new Float64Array(0);
+  private touched = new Uint32Array(0);
+
+  constructor(readonly k1: number = BM25_K1, readonly b: number = BM25_B) {}
+
+  get size(): number {
+    return this.slotOf.size;
+  }
+
+  has(key: number): boolean {
+    return this.slotOf.has(key);
+  }
+
+  /** Inserts or replaces a document. `ids` need not be sorted; a repeated id sums its weights. */
+  upsert(key: number, ids: ArrayLike<number>, tfs: ArrayLike<number>): void {
+    if (ids.length !== tfs.length) throw new RangeError(`upsert ${key}: ${ids.length} term ids but ${tfs.length} weights`);
+    this.remove(key);
+    const merged = new Map<number, number>();
+    for (let i = 0; i < ids.length; i++) {
+      const w = tfs[i]!;
+      if (!(w > 0) || !Number.isFinite(w)) continue;
+      const id = ids[i]! >>> 0;
+      merged.set(id, (merged.get(id) ?? 0) + w);
+    }
+    const terms = Uint32Array.from(merged.keys()).sort();
+    const docTfs = new Float32Array(terms.length);
+    const pos = new Uint32Array(terms.length);
+    const slot = this.free.pop() ?? this.docs.length;
+    let len = 0;
+    for (let i = 0; i < terms.length; i++) {
+      const t = terms[i]!;
+      const tf = merged.get(t)!;
+      docTfs[i] = tf;
+      len += docTfs[i]!;
+      let p = this.postings.get(t);
+      if (!p) {
+        p = { slots: new Uint32Array(4), tfs: new Float32Array(4), n: 0, maxTf: 0 };
+        this.postings.set(t, p);
+      } else if (p.n === p.slots.length) {
+        const slots = new Uint32Array(p.n * 2);
+        slots.set(p.slots);
+        const grown = new Float32Array(p.n * 2);
+        grown.set(p.tfs);
+        p.slots = slots;
+        p.tfs = grown;
+      }
+      p.slots[p.n] = slot;
+      p.tfs[p.n] = tf;
+      if (docTfs[i]! > p.maxTf) p.maxTf = docTfs[i]!;
+      pos[i] = p.n;
+      p.n++;
+    }
+    this.docs[slot] = { key, terms, tfs: docTfs, pos, len };
+    if (slot >= this.lens.length) {
+      const grown = new Float32Array(Math.max(slot + 1, this.lens.length * 2));
+      grown.set(this.lens);
+      this.lens = grown;
+      const keys = new Float64Array(grown.length);
+      keys.set(this.keyOf);
+      this.keyOf = keys;
+    }
+    this.lens[slot] = len;
+    this.keyOf[slot] = key;
+    this.slotOf.set(key, slot);
+    this.totalLen += len;
+  }
+
+  /** Whether the key was present. */
+  remove(key: number): boolean {
+    const slot = this.slotOf.get(key);
+    if (slot === undefined) return false;
+    const doc = this.docs[slot]!;
+    for (let i = 0; i < doc.terms.length; i++) {
+      const t = doc.terms[i]!;
+      const p = this.postings.get(t)!;
+      const at = doc.pos[i]!;
+      const last = p.n - 1;
+      if (at !== last) {
+        const movedSlot = p.slots[last]!;
+        p.slots[at] = movedSlot;
+        p.tfs[at] = p.tfs[last]!;
+        const moved = this.docs[movedSlot]!;
+        moved.pos[lowerBound(moved.terms, t)] = at;
+      }
+      p.n--;
+      if (p.n === 0) this.postings.delete(t);
+    }
+    this.totalLen -= doc.len;
+    this.docs[slot] = undefined;
+    this.free.push(slot);
+    this.slotOf.delete(key);
+    if (this.slotOf.size === 0) {
+      // Float sums drift; an empty index starts clean.
+      this.totalLen = 0;
+      this.docs = [];
+      this.free = [];
+    }
+    return true;
+  }
+
+  /** Document frequency of a term (tests, diagnostics). */
+  df(termId: number): number {
+    return this.postings.get(termId >>> 0)?.n ?? 0;
+  }
+
+  idf(termId: number): number {
+    const n = this.size;
+    const df = this.df(termId);
+    return Math.log(1 + (n - df + 0.5) / (df + 0.5));
+  }
+
+  /**
+   * Top-k by BM25, best first, ties by key ascending. Documents sharing no query term are not
+   * returned. Exact, with MaxScore-style pruning: terms are taken rarest first, accumulating
+   * into a dense score array; once the k-th best partial score exceeds what the remaining
+   * (common) terms could give a document at most, no unseen document can enter the top k, so
+   * the remaining terms only add to documents already found (by lookup in each candidate's
+   * sorted term list when that is cheaper than scanning the term's postings).
+   */
+  search(queryIds: ArrayLike<number>, k: number): VectorHit[] {
+    k = Math.floor(k);
+    const n = this.size;
+    if (k <= 0 || n === 0 || queryIds.length === 0) return [];
+    const avgdl = this.totalLen / n || 1;
+    const { k1, b } = this;
+    const cap = this.docs.length;
+    if (this.acc.length < cap) {
+      this.acc = new Float64Array(Math.max(cap, this.acc.length * 2));
+      this.touched = new Uint32Array(this.acc.length);
+    }
+    const acc = this.acc;
+    const touched = this.touched;
+    const lens = this.lens;
+    const keyOf = this.keyOf;
+    // tf + k1·(1 − b + b·dl/avgdl) = tf + c0 + c1·dl
+    const c0 = k1 * (1 - b);
+    const c1 = (k1 * b) / avgdl;
+    let nTouched = 0;
+    const terms: Array<{ t: number; p: Postings; w: number; ub: number }> = [];
+    const seen = new Set<number>();
+    for (let q = 0; q < queryIds.length; q++) {
+      const t = queryIds[q]! >>> 0;
+      if (seen.has(t)) continue;
+      seen.add(t);
+      const p = this.postings.get(t);
+      if (!p) continue;
+      const w = Math.log(1 + (n - p.n + 0.5) / (p.n + 0.5)) * (k1 + 1);
+      // tf/(tf + c0 + c1·dl) ≤ maxTf/(maxTf + c0) since dl ≥ 0 and the ratio grows with tf.
+      terms.push({ t, p, w, ub: (w * p.maxTf) / (p.maxTf + c0) });
+    }
+    terms.sort((x, y) => x.p.n - y.p.n || x.t - y.t);
+    let rest = terms.reduce((sum, x) => sum + x.ub, 0);
+    let closed = false;
+    for (const { t, p, w, ub } of terms) {
+      if (!closed && nTouched >= k && kthLargest(acc, touched, nTouched, k) > rest) closed = true;
+      const slots = p.slots;
+      const tfs = p.tfs;
+      if (!closed) {
+        for (let i = 0, end = p.n; i < end; i++) {
+          const slot = slots[i]!;
+          const tf = tfs[i]!;
+          const s = (w * tf) / (tf + c0 + c1 * lens[slot]!);
+          if (acc[slot] === 0) touched[nTouched++] = slot;
+          acc[slot] = acc[slot]! + s;
+        }
+      } else if (nTouched * 8 < p.n) {
+        for (let i = 0; i < nTouched; i++) {
+          const slot = touched[i]!;
+          const doc = this.docs[slot]!;
+          const at = lowerBound(doc.terms, t);
+          if (at < doc.terms.length && doc.terms[at] === t) {
+            const tf = doc.tfs[at]!;
+            acc[slot] = acc[slot]! + (w * tf) / (tf + c0 + c1 * lens[slot]!);
+          }
+        }
+      } else {
+        for (let i = 0, end = p.n; i < end; i++) {
+          const slot = slots[i]!;
+          if (acc[slot] === 0) continue;
+          const tf = tfs[i]!;
+          acc[slot] = acc[slot]! + (w * tf) / (tf + c0 + c1 * lens[slot]!);
+        }
+      }
+      rest -= ub;
+    }
+    // Bounded min-heap of (score, key): the root is the worst kept hit.
+    const heapScore = new Float64Array(Math.min(k, nTouched));
+    const heapKey = new Float64Array(heapScore.length);
+    let size = 0;
+    const worse = (sa: number, ka: number, sb: number, kb: number) => sa < sb || (sa === sb && ka > kb);
+    for (let i = 0; i < nTouched; i++) {
+      const slot = touched[i]!;
+      const score = acc[slot]!;
+      acc[slot] = 0;
+      const key = keyOf[slot]!;
+      if (size < heapScore.length) {
+        let j = size++;
+        while (j > 0) {
+          const parent = (j - 1) >> 1;
+          if (!worse(score, key, heapScore[parent]!, heapKey[parent]!)) break;
+          heapScore[j] = heapScore[parent]!;
+          heapKey[j] = heapKey[parent]!;
+          j = parent;
+        }
+        heapScore[j] = score;
+        heapKey[j] = key;
+      } else if (worse(heapScore[0]!, heapKey[0]!, score, key)) {
+        let j = 0;
+        for (;;) {
+          const l = 2 * j + 1;
+          if (l >= size) break;
+          const r = l + 1;
+          const c = r < size && worse(heapScore[r]!, heapKey[r]!, heapScore[l]!, heapKey[l]!) ? r : l;
+          if (!worse(heapScore[c]!, heapKey[c]!, score, key)) break;
+          heapScore[j] = heapScore[c]!;
+          heapKey[j] = heapKey[c]!;
+          j = c;
+        }
+        heapScore[j] = score;
+        heapKey[j] = key;
+      }
+    }
+    const hits: VectorHit[] = [];
+    for (let i = 0; i < size; i++) hits.push({ key: heapKey[i]!, similarity: heapScore[i]! });
+    hits.sort((x, y) => y.similarity - x.similarity || x.key - y.key);
+    return hits;
+  }
+
+  /**
+   * Binary snapshot: header [magic u32, docCount u32, totalTerms u32, 0 u32], then keys as f64
+   * (docCount), term counts as u32 (docCount), term ids as u32 (totalTerms), tfs as f32 (totalTerms).
+   */
+  serialize(): Uint8Array {
+    const live = this.docs.filter((d): d is Doc => d !== undefined);
+    const total = live.reduce((s, d) => s + d.terms.length, 0);
+    const bytes = 16 + live.length * 8 + live.length * 4 + total * 8;
+    const buf = new ArrayBuffer(bytes);
+    const head = new Uint32Array(buf, 0, 4);
+    head[0] = SNAPSHOT_MAGIC;
+    head[1] = live.length;
+    head[2] = total;
+    const keys = new Float64Array(buf, 16, live.length);
+    const counts = new Uint32Array(buf, 16 + live.length * 8, live.length);
+    const idsAt = 16 + live.length * 12;
+    const ids = new Uint32Array(buf, idsAt, total);
+    const tfs = new Float32Array(buf, idsAt + total * 4, total);
+    let o = 0;
+    live.forEach((d, i) => {
+      keys[i] = d.key;
+      counts[i] = d.terms.length;
+      ids.set(d.terms, o);
+      tfs.set(d.tfs, o);
+      o += d.terms.length;
+    });
+    return new Uint8Array(buf);
+  }
+
+  static deserialize(data: Uint8Array, k1?: number, b?: number): SparseIndex {
+    // Copy: the file buffer may be unaligned or pooled.
+    const buf = new ArrayBuffer(data.byteLength);
+    new Uint8Array(buf).set(data);
+    if (buf.byteLength < 16) throw new Error('sparse snapshot too short');
+    const head = new Uint32Array(buf, 0, 4);
+    if (head[0] !== SNAPSHOT_MAGIC) throw new Error('not a sparse index snapshot');
+    const docCount = head[1]!;
+    const total = head[2]!;
+    if (buf.byteLength !== 16 + docCount * 12 + total * 8) throw new Error('sparse snapshot has the wrong length');
+    const keys = new Float64Array(buf, 16, docCount);
+    const counts = new Uint32Array(buf, 16 + docCount * 8, docCount);
+    const idsAt = 16 + docCount * 12;
+    const ids = new Uint32Array(buf, idsAt, total);
+    const tfs = new Float32Array(buf, idsAt + total * 4, total);
+    const index = new SparseIndex(k1, b);
+    let o = 0;
+    for (let i = 0; i < docCount; i++) {
+      const c = counts[i]!;
+      index.upsert(keys[i]!, ids.subarray(o, o + c), tfs.subarray(o, o + c));
+      o += c;
+    }
+    return index;
+  }
+}
+
+/** The k-th largest of acc over the touched slots (k ≤ nTouched), by a size-k min-heap. */
+function kthLargest(acc: Float64Array, touched: Uint32Array, nTouched: number, k: number): number {
+  const heap = new Float64Array(k);
+  let size = 0;
+  for (let i = 0; i < nTouched; i++) {
+    const v = acc[touched[i]!]!;
+    if (size < k) {
+      let j = size++;
+      while (j > 0) {
+        const parent = (j - 1) >> 1;
+        if (heap[parent]! <= v) break;
+        heap[j] = heap[parent]!;
+        j = parent;
+      }
+      heap[j] = v;
+    } else if (v > heap[0]!) {
+      let j = 0;
+      for (;;) {
+        const l = 2 * j + 1;
+        if (l >= size) break;
+        const r = l + 1;
+        const c = r < size && heap[r]! < heap[l]! ? r : l;
+        if (heap[c]! >= v) break;
+        heap[j] = heap[c]!;
+        j = c;
+      }
+      heap[j] = v;
+    }
+  }
+  return heap[0]!;
+}
+
+function lowerBound(a: Uint32Array, x: number): number {
+  let lo = 0;
+  let hi = a.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >> 1;
+    if (a[mid]! < x) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
+}

@@ -1,0 +1,121 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { SparseIndex } from '../../src/index/sparse.js';
+
+const near = (a: number, b: number) => Math.abs(a - b) < 1e-9;
+
+// Three documents over terms 1 (a), 2 (b), 3 (c): lengths 3, 2, 3, so avgdl = 8/3.
+function corpus(): SparseIndex {
+  const idx = new SparseIndex();
+  idx.upsert(10, [1, 2], [2, 1]);
+  idx.upsert(20, [2, 3], [1, 1]);
+  idx.upsert(30, [3], [3]);
+  return idx;
+}
+
+test('BM25 scores match hand-computed values (k1 1.2, b 0.75)', () => {
+  const idx = corpus();
+  assert.equal(idx.size, 3);
+  // idf(a) = ln(1 + (3 − 1 + 0.5)/(1 + 0.5)) = ln(8/3); doc 10: tf 2, dl 3,
+  // norm = 1 − 0.75 + 0.75·3/(8/3) = 1.09375 → 2·2.2 / (2 + 1.2·1.09375) = 4.4/3.3125.
+  const a = idx.search([1], 10);
+  assert.equal(a.length, 1);
+  assert.equal(a[0]!.key, 10);
+  assert.ok(near(a[0]!.similarity, Math.log(8 / 3) * (4.4 / 3.3125)), String(a[0]!.similarity));
+
+  // idf(b) = idf(c) = ln(1 + 1.5/2.5) = ln 1.6.
+  // doc 20 (dl 2, norm 0.8125): b and c, each 2.2/(1 + 0.975) → 2·ln1.6·2.2/1.975 ≈ 1.0471
+  // doc 30 (dl 3): c tf 3 → ln1.6·6.6/4.3125 ≈ 0.7193
+  // doc 10 (dl 3): b tf 1 → ln1.6·2.2/2.3125 ≈ 0.4471
+  const bc = idx.search([2, 3], 10);
+  assert.deepEqual(bc.map((h) => h.key), [20, 30, 10]);
+  const l = Math.log(1.6);
+  assert.ok(near(bc[0]!.similarity, (2 * l * 2.2) / 1.975));
+  assert.ok(near(bc[1]!.similarity, (l * 6.6) / 4.3125));
+  assert.ok(near(bc[2]!.similarity, (l * 2.2) / 2.3125));
+  // A repeated query term counts once; unknown terms add nothing.
+  assert.deepEqual(idx.search([2, 3, 3, 99], 10), bc);
+});
+
+test('top-k keeps the best k in order, ties broken by key', () => {
+  const idx = new SparseIndex();
+  for (let key = 1; key <= 50; key++) idx.upsert(key, [7], [key % 5 === 0 ? 3 : 1]);
+  const top = idx.search([7], 4);
+  assert.deepEqual(top.map((h) => h.key), [5, 10, 15, 20]);
+  assert.ok(top[0]!.similarity === top[3]!.similarity);
+  const next = idx.search([7], 12).slice(10);
+  assert.deepEqual(next.map((h) => h.key), [1, 2]);
+  assert.ok(next[0]!.similarity < top[3]!.similarity);
+  // Against a full sort.
+  const all = idx.search([7], 1000);
+  assert.equal(all.length, 50);
+  for (let i = 1; i < all.length; i++) {
+    const [p, c] = [all[i - 1]!, all[i]!];
+    assert.ok(p.similarity > c.similarity || (p.similarity === c.similarity && p.key < c.key));
+  }
+});
+
+test('upsert replaces a document: old terms and length are gone', () => {
+  const idx = corpus();
+  idx.upsert(10, [3], [3]);
+  assert.equal(idx.size, 3);
+  assert.deepEqual(idx.search([1], 10), []);
+  assert.equal(idx.df(1), 0);
+  assert.equal(idx.df(2), 1);
+  assert.equal(idx.df(3), 3);
+  // Same as building the corpus afresh in that state.
+  const fresh = new SparseIndex();
+  fresh.upsert(20, [2, 3], [1, 1]);
+  fresh.upsert(30, [3], [3]);
+  fresh.upsert(10, [3], [3]);
+  assert.deepEqual(idx.search([2, 3], 10), fresh.search([2, 3], 10));
+});
+
+test('remove drops postings, fixes moved positions and reuses slots', () => {
+  const idx = corpus();
+  assert.equal(idx.remove(10), true);
+  assert.equal(idx.remove(10), false);
+  assert.equal(idx.size, 2);
+  assert.deepEqual(idx.search([1], 10), []);
+  assert.deepEqual(idx.search([2], 10).map((h) => h.key), [20]);
+  // Heavy churn on one term: removals from the middle of a postings list must keep it consistent.
+  const many = new SparseIndex();
+  for (let key = 0; key < 200; key++) many.upsert(key, [1, 2 + (key % 3)], [1 + (key % 4), 1]);
+  for (let key = 0; key < 200; key += 3) many.remove(key);
+  for (let key = 1; key < 200; key += 7) many.upsert(key, [1], [9]);
+  const check = new SparseIndex();
+  for (let key = 0; key < 200; key++) {
+    if ((key - 1) % 7 === 0) check.upsert(key, [1], [9]);
+    else if (key % 3 === 0) continue;
+    else check.upsert(key, [1, 2 + (key % 3)], [1 + (key % 4), 1]);
+  }
+  assert.equal(many.size, check.size);
+  for (const q of [[1], [2], [3], [4], [1, 3]]) {
+    const got = many.search(q, 500);
+    const want = check.search(q, 500);
+    assert.deepEqual(got.map((h) => h.key), want.map((h) => h.key));
+    got.forEach((h, i) => assert.ok(Math.abs(h.similarity - want[i]!.similarity) < 1e-6));
+  }
+  for (let key = 0; key < 200; key++) many.remove(key);
+  assert.equal(many.size, 0);
+  assert.deepEqual(many.search([1], 10), []);
+});
+
+test('empty query, empty index, k 0 and term-less documents give no hits', () => {
+  const idx = corpus();
+  assert.deepEqual(idx.search([], 10), []);
+  assert.deepEqual(idx.search([1], 0), []);
+  assert.deepEqual(new SparseIndex().search([1], 10), []);
+  idx.upsert(40, [], []);
+  assert.equal(idx.size, 4);
+  assert.deepEqual(idx.search([3], 10).map((h) => h.key).includes(40), false);
+});
+
+test('snapshot round trip gives identical results', () => {
+  const idx = corpus();
+  idx.upsert(2 ** 40, [0xffffffff, 1], [1, 1]);
+  const copy = SparseIndex.deserialize(idx.serialize());
+  assert.equal(copy.size, idx.size);
+  for (const q of [[1], [2, 3], [0xffffffff]]) assert.deepEqual(copy.search(q, 10), idx.search(q, 10));
+  assert.throws(() => SparseIndex.deserialize(new Uint8Array(20)), /not a sparse index snapshot/);
+});
