@@ -133,8 +133,9 @@ export async function runPeer(opts: { sizes: number[]; window: number; queries: 
           if (r.isError) throw new Error(JSON.stringify(r.content));
         },
         async (q) => {
-          const r = (await ours.callTool({ name: 'query', arguments: { query: q, limit: 5 } })) as CallToolResult;
-          return ((r.structuredContent as { items?: unknown[] } | undefined)?.items?.length ?? 0) > 0;
+          // `search`, the retrieval call; `query` answers a broad unfiltered question with needsInput.
+          const r = (await ours.callTool({ name: 'search', arguments: { query_text: q, limit: 5 } })) as CallToolResult;
+          return ((r.structuredContent as { hits?: unknown[] } | undefined)?.hits?.length ?? 0) > 0;
         },
         opts.sizes,
         opts.window,

@@ -95,7 +95,7 @@ export function renderSummary(r: Report): string {
     L.push('', `Bulk ingest through \`push\`: ${s.push ? `${f(s.push.per_s, 0)}/s` : 'not measured (hook in bench/load.ts: pushLoader)'}.`, '');
     const conc = s.steps.filter((st) => st.read?.concurrency?.length);
     if (conc.length) {
-      L.push('### Concurrent MCP HTTP clients (one session each, `query` limit 5)', '', '| size | clients | queries | throughput q/s | p50 ms | p95 ms | p99 ms |', '|---|---|---|---|---|---|---|');
+      L.push('### Concurrent MCP HTTP clients (one session each, `search` limit 5)', '', '| size | clients | queries | throughput q/s | p50 ms | p95 ms | p99 ms |', '|---|---|---|---|---|---|---|');
       for (const st of conc) for (const c of st.read!.concurrency!) L.push(`| ${k(st.size)} | ${c.clients} | ${c.total_queries} | ${f(c.throughput_qps, 1)} | ${f(c.latency.p50_ms)} | ${f(c.latency.p95_ms)} | ${f(c.latency.p99_ms)} |`);
       L.push('');
     }
@@ -139,7 +139,7 @@ export function renderSummary(r: Report): string {
       const b = p.our_side.writes[i]?.latency;
       L.push(`| ${k(size)} | ${f(a?.p50_ms)} / ${f(a?.p95_ms)} | ${f(b?.p50_ms)} / ${f(b?.p95_ms)} | ${f(p.ratios.write_p50[i]?.ratio, 3)} | ${f(p.ratios.write_p95[i]?.ratio, 3)} |`);
     });
-    L.push('', `Search at ${k(Math.max(...p.sizes))}: server-memory \`search_nodes\` p50 ${spread(p.peer_side.search.p50_ms)} ms, p95 ${spread(p.peer_side.search.p95_ms)} ms, non-empty answers ${f(p.peer_side.search_nonempty_rate * 100, 0)} %; ours \`query\` p50 ${spread(p.our_side.search.p50_ms)} ms, p95 ${spread(p.our_side.search.p95_ms)} ms, non-empty ${f(p.our_side.search_nonempty_rate * 100, 0)} %. Ratio ours/peer: p50 ${f(p.ratios.search_p50, 3)}, p95 ${f(p.ratios.search_p95, 3)}. (server-memory matches the whole query as a substring, so natural-language questions mostly find nothing.)`, '');
+    L.push('', `Search at ${k(Math.max(...p.sizes))}: server-memory \`search_nodes\` p50 ${spread(p.peer_side.search.p50_ms)} ms, p95 ${spread(p.peer_side.search.p95_ms)} ms, non-empty answers ${f(p.peer_side.search_nonempty_rate * 100, 0)} %; ours \`search\` p50 ${spread(p.our_side.search.p50_ms)} ms, p95 ${spread(p.our_side.search.p95_ms)} ms, non-empty ${f(p.our_side.search_nonempty_rate * 100, 0)} %. Ratio ours/peer: p50 ${f(p.ratios.search_p50, 3)}, p95 ${f(p.ratios.search_p95, 3)}. (server-memory matches the whole query as a substring, so natural-language questions mostly find nothing.)`, '');
   }
 
   const q = r.results.quality;

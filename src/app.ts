@@ -10,6 +10,7 @@ import { openQueue } from './jobs/open.js';
 import type { JobQueue } from './jobs/queue.js';
 import type { Logger } from './log.js';
 import { ChangeFeed } from './services/change-feed.js';
+import { TX_CHANNEL } from './services/writes.js';
 import { createEmbedJobHandler, EMBED_JOB, enqueueEmbeddingBacklog } from './services/embedding.js';
 import { IngestService } from './services/ingest.js';
 import { MemoryService } from './services/memory.js';
@@ -103,6 +104,7 @@ export async function createApp(config: Config, logger: Logger): Promise<App> {
     const changes = new ChangeFeed(db, logger);
     await changes.start();
     closers.push(() => changes.stop());
+    if (db.driver === 'pglite') closers.push(await keepStatisticsFresh(db, logger));
 
     const search = new SearchService({ db, embedder, indexes });
     const memory = new MemoryService({ db, queue, indexSync, logger, embedWaitMs, search });
@@ -124,6 +126,37 @@ export async function createApp(config: Config, logger: Logger): Promise<App> {
     await closeAll();
     throw err;
   }
+}
+
+/**
+ * PGlite runs no autovacuum, so without this the planner never learns table sizes and picks
+ * plans that scan a whole project. Analyze at start and after every couple of thousand
+ * transactions (counted from their announcements, which costs no query).
+ */
+async function keepStatisticsFresh(db: Db, logger: Logger): Promise<() => Promise<void>> {
+  const EVERY_TRANSACTIONS = 2_000;
+  let pending = 0;
+  let running: Promise<void> | null = null;
+  const analyze = () => {
+    running ??= db
+      .query('analyze')
+      .then(() => undefined)
+      .catch((err) => logger.warn({ err }, 'analyze failed'))
+      .finally(() => {
+        running = null;
+      });
+  };
+  const unlisten = await db.listen(TX_CHANNEL, () => {
+    if (++pending >= EVERY_TRANSACTIONS) {
+      pending = 0;
+      analyze();
+    }
+  });
+  analyze();
+  return async () => {
+    await unlisten();
+    await running;
+  };
 }
 
 /** `context-graph worker`: consumes embedding jobs from BullMQ; holds no indexes. */

@@ -29,14 +29,23 @@ export class ChangeFeed extends EventEmitter<{ tx: [TxEvent] }> {
   private pending = false;
   private unlisten: (() => Promise<void>) | null = null;
   private timer: NodeJS.Timeout | null = null;
+  private catchingUp: Promise<void> = Promise.resolve();
 
   constructor(private readonly db: Db, private readonly logger: Logger) {
     super();
   }
 
   async start(): Promise<void> {
-    const [row] = await this.db.query<{ max: number | null }>(`select max(tx_id) as max from transactions`);
-    this.lastTx = row?.max ?? 0;
+    this.lastTx = await this.latest();
+    // Reading the log costs a query per transaction; with nobody listening, skip it and start
+    // from the newest transaction when the first listener arrives.
+    (this as EventEmitter).on('newListener', (event: string | symbol) => {
+      if (event === 'tx' && this.listenerCount('tx') === 0) {
+        this.catchingUp = this.latest().then((max) => {
+          this.lastTx = Math.max(this.lastTx, max);
+        });
+      }
+    });
     this.unlisten = await this.db.listen(TX_CHANNEL, () => this.poke());
     this.timer = setInterval(() => this.poke(), 2_000);
     this.timer.unref();
@@ -44,6 +53,7 @@ export class ChangeFeed extends EventEmitter<{ tx: [TxEvent] }> {
 
   /** Reads transactions newer than the last one seen; safe to call any time. */
   poke(): void {
+    if (this.listenerCount('tx') === 0) return;
     if (this.running) {
       this.pending = true;
       return;
@@ -66,7 +76,13 @@ export class ChangeFeed extends EventEmitter<{ tx: [TxEvent] }> {
     while (this.running) await this.running;
   }
 
+  private async latest(): Promise<number> {
+    const [row] = await this.db.query<{ max: number | null }>(`select max(tx_id) as max from transactions`);
+    return row?.max ?? 0;
+  }
+
   private async drain(): Promise<void> {
+    await this.catchingUp;
     for (;;) {
       const rows = await this.db.query<{ tx_id: number; op: string; entity: 'node' | 'edge'; entity_id: string; deleted: boolean; project_id: string | null; kind: string | null }>(
         `select t.tx_id, t.op, c.entity, c.entity_id,

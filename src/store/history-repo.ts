@@ -25,7 +25,7 @@ export interface TxChangeRow {
   after: Record<string, unknown> | null;
 }
 
-/** Node columns a restore writes back from an image (nid is the identity; tsv is generated). */
+/** Node columns a restore writes back from an image (nid is the identity). */
 const NODE_RESTORE_COLUMNS = [
   'id', 'kind', 'project_id', 'memory_type', 'topic', 'content', 'tags', 'source_uri', 'importance', 'confidence',
   'metadata', 'content_hash', 'valid_from', 'valid_to', 'created_at', 'updated_at', 'deleted_at', 'version',

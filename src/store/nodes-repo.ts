@@ -1,6 +1,6 @@
 import type { Queryable } from './db.js';
 
-/** Columns of a node as clients and the transaction log see it (the tsvector stays internal). */
+/** Columns of a node as clients and the transaction log see it. */
 export const NODE_COLUMNS = `nid, id, kind, project_id, memory_type, topic, content, tags, source_uri,
   importance, confidence, metadata, content_hash, valid_from, valid_to, created_at, updated_at,
   deleted_at, version`;
