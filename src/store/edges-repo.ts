@@ -23,34 +23,18 @@ export interface EdgeRecord {
   deleted_at: Date | null;
 }
 
+type EdgeDates = 'valid_from' | 'valid_to' | 'created_at' | 'deleted_at';
+
 /** An edge as a transaction-log image holds it: the same fields, dates as ISO strings. */
-export interface EdgeImage {
-  id: string;
-  src: string;
-  dst: string;
-  edge_type: string;
-  predicate: string;
-  weight: number;
-  confidence: number;
-  metadata: Record<string, unknown>;
+export type EdgeImage = Omit<EdgeRecord, EdgeDates> & {
   valid_from: string | null;
   valid_to: string | null;
   created_at: string;
   deleted_at: string | null;
-}
+};
 
-export interface NewEdge {
-  id: string;
-  src: string;
-  dst: string;
-  edge_type: string;
-  predicate: string;
-  weight: number;
-  confidence: number;
-  metadata: Record<string, unknown>;
-  valid_from: Date | null;
-  valid_to: Date | null;
-}
+/** What a new edge is made from: the row minus what the database assigns. */
+export type NewEdge = Omit<EdgeRecord, 'created_at' | 'deleted_at'>;
 
 export async function insertEdge(q: Queryable, edge: NewEdge): Promise<EdgeRecord> {
   const [row] = await q.query<EdgeRecord & Record<string, unknown>>(

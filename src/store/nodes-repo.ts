@@ -27,22 +27,8 @@ export interface NodeRecord {
   version: number;
 }
 
-export interface NewNode {
-  id: string;
-  kind: string;
-  project_id: string;
-  memory_type: string;
-  topic: string | null;
-  content: string;
-  tags: string[];
-  source_uri: string | null;
-  importance: number;
-  confidence: number;
-  metadata: Record<string, unknown>;
-  content_hash: string;
-  valid_from: Date | null;
-  valid_to: Date | null;
-}
+/** What a new node is made from: the row minus what the database assigns. */
+export type NewNode = Omit<NodeRecord, 'nid' | 'created_at' | 'updated_at' | 'deleted_at' | 'version'>;
 
 export async function insertNode(q: Queryable, node: NewNode): Promise<NodeRecord> {
   const [row] = await q.query<NodeRecord & Record<string, unknown>>(
