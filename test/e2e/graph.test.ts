@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
-import { after, before, describe, test } from 'node:test';
+import { describe, test } from 'node:test';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { call, childEnv, httpClient, startServe, tempDir, toolError } from '../helpers/cli.js';
+import { call, startServe, tempDir, toolError, useEmbeddedServer } from '../helpers/cli.js';
 
 describe('graph tools over Streamable HTTP (embedded mode)', () => {
   let dir: Awaited<ReturnType<typeof tempDir>>;
@@ -9,16 +9,7 @@ describe('graph tools over Streamable HTTP (embedded mode)', () => {
   let client: Client;
   const ids: Record<string, string> = {};
 
-  before(async () => {
-    dir = await tempDir();
-    server = await startServe(childEnv({ CONTEXT_GRAPH_DATA_DIR: dir.path }));
-    client = await httpClient(server.mcpUrl);
-  });
-  after(async () => {
-    await client?.close();
-    await server?.stop();
-    await dir?.remove();
-  });
+  useEmbeddedServer((f) => ({ dir, server, client } = f));
 
   test('tools/list publishes relate and query_graph in the graph toolset', async () => {
     const { tools } = await client.listTools();

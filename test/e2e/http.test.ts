@@ -1,9 +1,9 @@
 import assert from 'node:assert/strict';
 import { request } from 'node:http';
-import { after, before, describe, test } from 'node:test';
+import { describe, test } from 'node:test';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { openPglite } from '../../src/store/pglite.js';
-import { call, childEnv, httpClient, startServe, tempDir, toolError } from '../helpers/cli.js';
+import { call, startServe, tempDir, toolError, useEmbeddedServer } from '../helpers/cli.js';
 
 describe('serve over Streamable HTTP (embedded mode)', () => {
   let dir: Awaited<ReturnType<typeof tempDir>>;
@@ -11,16 +11,7 @@ describe('serve over Streamable HTTP (embedded mode)', () => {
   let client: Client;
   let validStores = 0;
 
-  before(async () => {
-    dir = await tempDir();
-    server = await startServe(childEnv({ CONTEXT_GRAPH_DATA_DIR: dir.path }));
-    client = await httpClient(server.mcpUrl);
-  });
-  after(async () => {
-    await client?.close();
-    await server?.stop();
-    await dir?.remove();
-  });
+  useEmbeddedServer((f) => ({ dir, server, client } = f));
 
   test('tools/list publishes every tool with input and output schemas', async () => {
     const { tools } = await client.listTools();

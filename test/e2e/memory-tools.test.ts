@@ -1,10 +1,10 @@
 import assert from 'node:assert/strict';
-import { after, before, describe, test } from 'node:test';
+import { describe, test } from 'node:test';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { ElicitRequestSchema, type CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { toolPayloadSchema } from '../../src/mcp/contract.js';
-import { call, childEnv, httpClient, startServe, tempDir, toolError } from '../helpers/cli.js';
+import { call, startServe, tempDir, toolError, useEmbeddedServer } from '../helpers/cli.js';
 
 /** The canonical JSON block (seed 003): the last text block that parses and validates. */
 function jsonBlock(result: CallToolResult): Record<string, unknown> {
@@ -31,16 +31,7 @@ describe('memory tools: formats, ergonomics, needsInput, search, push', () => {
   let server: Awaited<ReturnType<typeof startServe>>;
   let client: Client;
 
-  before(async () => {
-    dir = await tempDir();
-    server = await startServe(childEnv({ CONTEXT_GRAPH_DATA_DIR: dir.path }));
-    client = await httpClient(server.mcpUrl);
-  });
-  after(async () => {
-    await client?.close();
-    await server?.stop();
-    await dir?.remove();
-  });
+  useEmbeddedServer((f) => ({ dir, server, client } = f));
 
   test('format gating: markdown + resource, resource + JSON, markdown + resource + JSON last', async () => {
     const md = await call(client, 'store', { content: 'Format test: the kiln fires at 1200 degrees.', topic: 'pottery' });

@@ -1,23 +1,14 @@
 import assert from 'node:assert/strict';
-import { after, before, describe, test } from 'node:test';
+import { describe, test } from 'node:test';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { call, childEnv, httpClient, startServe, tempDir, toolError } from '../helpers/cli.js';
+import { call, startServe, tempDir, toolError, useEmbeddedServer } from '../helpers/cli.js';
 
 describe('update, delete, undo/redo and history over MCP HTTP', () => {
   let dir: Awaited<ReturnType<typeof tempDir>>;
   let server: Awaited<ReturnType<typeof startServe>>;
   let client: Client;
 
-  before(async () => {
-    dir = await tempDir();
-    server = await startServe(childEnv({ CONTEXT_GRAPH_DATA_DIR: dir.path }));
-    client = await httpClient(server.mcpUrl);
-  });
-  after(async () => {
-    await client?.close();
-    await server?.stop();
-    await dir?.remove();
-  });
+  useEmbeddedServer((f) => ({ dir, server, client } = f));
 
   async function ok(name: string, args: Record<string, unknown>): Promise<any> {
     const r = await call(client, name, args);

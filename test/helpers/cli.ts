@@ -3,6 +3,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { after, before } from 'node:test';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
@@ -104,4 +105,29 @@ export function toolError(result: CallToolResult): { kind: string; code: string;
 
 export async function call(client: Client, name: string, args: Record<string, unknown>): Promise<CallToolResult> {
   return (await client.callTool({ name, arguments: args })) as CallToolResult;
+}
+
+export interface ServerFixture {
+  dir: Awaited<ReturnType<typeof tempDir>>;
+  server: Awaited<ReturnType<typeof startServe>>;
+  client: Client;
+}
+
+/**
+ * Registers before/after hooks in the current suite: an embedded `serve` on a fresh data dir and
+ * one HTTP client, torn down afterwards. `onReady` receives them (assign to the suite's variables).
+ */
+export function useEmbeddedServer(onReady: (f: ServerFixture) => void, env: Record<string, string> = {}): void {
+  let f: ServerFixture | undefined;
+  before(async () => {
+    const dir = await tempDir();
+    const server = await startServe(childEnv({ CONTEXT_GRAPH_DATA_DIR: dir.path, ...env }));
+    f = { dir, server, client: await httpClient(server.mcpUrl) };
+    onReady(f);
+  });
+  after(async () => {
+    await f?.client.close();
+    await f?.server.stop();
+    await f?.dir.remove();
+  });
 }
