@@ -26,7 +26,7 @@ import { retractEmbeddings } from '../store/embeddings-repo.js';
 import type { NodeRecord } from '../store/nodes-repo.js';
 import { imagesAsOf, latestTxId, type ImageAsOf } from '../store/tx-log.js';
 import type { MemoryService } from './memory.js';
-import { image, writeTransaction, type Committed } from './writes.js';
+import { image, writeTransaction } from './writes.js';
 
 /**
  * Undo / redo model (also in the `undo` tool's description):
@@ -130,24 +130,6 @@ export function sameImage(a: Image | null, b: Image | null): boolean {
   return true;
 }
 
-/** Wraps `db` so that, inside writeTransaction's DB transaction, `after(txId)` runs right after it is recorded. */
-function withAfterRecord(db: Db, after: (tx: Queryable, txId: number) => Promise<void>): Db {
-  return {
-    driver: db.driver,
-    query: (text, params) => db.query(text, params),
-    listen: (channel, fn) => db.listen(channel, fn),
-    exec: (sql) => db.exec(sql),
-    close: () => db.close(),
-    transaction: <T>(fn: (tx: Queryable) => Promise<T>) =>
-      db.transaction(async (tx) => {
-        const out = await fn(tx);
-        const txId = (out as unknown as Committed<unknown>).txId;
-        if (txId > 0) await after(tx, txId);
-        return out;
-      }),
-  };
-}
-
 function encodeCursor(c: { b: number; m: number }): string {
   return Buffer.from(JSON.stringify(c)).toString('base64url');
 }
@@ -194,9 +176,8 @@ export class HistoryService {
     }
     const toEmbed: NodeRecord[] = [];
     const removedNids: number[] = [];
-    const wrapped = withAfterRecord(db, (tx, txId) => markReverted(tx, targets, txId));
-
-    const committed = await writeTransaction(wrapped, op, { actor, rationale: req.rationale ?? null }, async (tx, log) => {
+    const afterRecord = (tx: Queryable, txId: number) => markReverted(tx, targets, txId);
+    const committed = await writeTransaction(db, op, { actor, rationale: req.rationale ?? null, afterRecord }, async (tx, log) => {
       // One revert at a time: two concurrent undos must not pick the same transactions.
       await tx.query(`select pg_advisory_xact_lock($1)`, [UNDO_LOCK]);
       let picked: TxRow[];

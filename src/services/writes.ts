@@ -9,6 +9,8 @@ const TX_ORDER_LOCK = 0x63670002;
 export interface WriteMeta {
   actor?: string | null;
   rationale?: string | null;
+  /** Runs inside the same DB transaction once its tx_id exists (undo marks what it reverted). */
+  afterRecord?: (tx: Queryable, txId: number) => Promise<void>;
 }
 
 export interface Committed<T> {
@@ -36,6 +38,7 @@ export async function writeTransaction<T>(
     // past an id once they have seen it, and would skip one that committed later.
     await tx.query(`select pg_advisory_xact_lock($1)`, [TX_ORDER_LOCK]);
     const txId = await recordTransaction(tx, op, changes, meta);
+    await meta.afterRecord?.(tx, txId);
     // NOTIFY is delivered on commit only, so listeners never hear of a rolled-back write.
     await tx.query(`select pg_notify($1, $2)`, [TX_CHANNEL, String(txId)]);
     return { txId, result, changes };
