@@ -2,7 +2,7 @@ import type { Embedder } from '../embed/embedder.js';
 import type { SpaceId } from '../embed/types.js';
 import type { VectorIndexes } from '../index/vector-index.js';
 import type { Db } from '../store/db.js';
-import { nodesByNid, type NodeRecord } from '../store/nodes-repo.js';
+import { nodeFacetsByNid, nodesByNid, type NodeFacets, type NodeRecord } from '../store/nodes-repo.js';
 import { fuseRanks, type RankedSignal } from './fusion.js';
 
 export interface SearchFilters {
@@ -65,7 +65,7 @@ function hasFilters(f: SearchFilters): boolean {
   return Boolean(f.projectId || f.memoryType || f.tags?.length || f.topic || f.timeRange?.start || f.timeRange?.end);
 }
 
-export function matchesFilters(node: NodeRecord, f: SearchFilters): boolean {
+export function matchesFilters(node: NodeFacets, f: SearchFilters): boolean {
   if (node.deleted_at !== null) return false;
   if (f.excludeKinds?.includes(node.kind)) return false;
   if (f.projectId !== undefined && node.project_id !== f.projectId) return false;
@@ -117,15 +117,21 @@ export class SearchService {
     const fused = fuseRanks([{ name: 'lexical', weight: SIGNAL_WEIGHTS.lexical ?? 1, hits: lexical }, ...dense]);
     const threshold = q.scoreThreshold ?? 0;
     const candidates = fused.filter((f) => f.score >= threshold);
-    const rows = new Map((await nodesByNid(this.deps.db, candidates.map((f) => f.key))).map((n) => [n.nid, n]));
-    const hits: HybridHit[] = [];
+    // Filters need every candidate's fields but only the hits need their (possibly 64 KB) content.
+    const facets = new Map((await nodeFacetsByNid(this.deps.db, candidates.map((f) => f.key))).map((n) => [n.nid, n]));
+    const kept: typeof candidates = [];
     let matched = 0;
     for (const f of candidates) {
-      const node = rows.get(f.key);
+      const node = facets.get(f.key);
       if (!node || !matchesFilters(node, q)) continue;
       if (f.signals.lexical) matched++;
-      if (hits.length < q.limit) hits.push({ node, score: f.score, signals: f.signals });
+      if (kept.length < q.limit) kept.push(f);
     }
+    const rows = new Map((await nodesByNid(this.deps.db, kept.map((f) => f.key))).map((n) => [n.nid, n]));
+    const hits = kept.flatMap((f) => {
+      const node = rows.get(f.key);
+      return node ? [{ node, score: f.score, signals: f.signals }] : [];
+    });
     return { hits, matched };
   }
 

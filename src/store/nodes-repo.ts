@@ -45,6 +45,17 @@ export async function insertNode(q: Queryable, node: NewNode): Promise<NodeRecor
   return row!;
 }
 
+/** The fields search filters look at: a node without its content and metadata. */
+export type NodeFacets = Pick<NodeRecord, 'nid' | 'kind' | 'project_id' | 'memory_type' | 'topic' | 'tags' | 'created_at' | 'deleted_at'>;
+
+export async function nodeFacetsByNid(q: Queryable, nids: readonly number[]): Promise<NodeFacets[]> {
+  if (nids.length === 0) return [];
+  return q.query<NodeFacets & Record<string, unknown>>(
+    `select nid, kind, project_id, memory_type, topic, tags, created_at, deleted_at from nodes where nid = any($1::bigint[])`,
+    [nids],
+  );
+}
+
 export async function nodesByNid(q: Queryable, nids: readonly number[]): Promise<NodeRecord[]> {
   if (nids.length === 0) return [];
   return q.query<NodeRecord & Record<string, unknown>>(
