@@ -2,16 +2,9 @@
  * A reproducible synthetic corpus: sentences built from a fixed vocabulary with a seeded PRNG,
  * so every run and every machine stores the same memories and asks the same questions.
  */
-export function mulberry32(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+import { mulberry32 } from '../test/helpers/prng.js';
+
+export { mulberry32 };
 
 const SUBJECTS = ['the payments service', 'our staging cluster', 'the mobile app', 'the data warehouse', 'the billing team', 'the search index', 'the auth gateway', 'the nightly backup', 'the design system', 'the onboarding flow', 'the CI pipeline', 'the customer portal'];
 const VERBS = ['deploys', 'rotates', 'archives', 'monitors', 'retries', 'caches', 'validates', 'throttles', 'migrates', 'reviews', 'encrypts', 'indexes'];

@@ -63,21 +63,6 @@ function checkInterval(from: Date | null, to: Date | null): void {
   }
 }
 
-// metadata written as JSON text through a driver that encodes strings for jsonb parameters is a
-// jsonb string; read it as the object it stands for.
-const METADATA_OBJECT = `(case jsonb_typeof(metadata) when 'object' then metadata when 'string' then (metadata #>> '{}')::jsonb else '{}'::jsonb end)`;
-
-function metadataObject(v: unknown): Record<string, unknown> {
-  if (typeof v === 'string') {
-    try {
-      const parsed: unknown = JSON.parse(v);
-      if (parsed && typeof parsed === 'object' && !Array.isArray(parsed)) return parsed as Record<string, unknown>;
-    } catch {
-      return {};
-    }
-  }
-  return v && typeof v === 'object' && !Array.isArray(v) ? (v as Record<string, unknown>) : {};
-}
 
 async function lockNodes(q: Queryable, ids: readonly string[]): Promise<NodeRecord[]> {
   return q.query<NodeRecord & Record<string, unknown>>(`select ${NODE_COLUMNS} from nodes where id = any($1::text[]) order by id for update`, [ids]);
@@ -127,7 +112,7 @@ export class EntriesService {
         return { node: row!, superseded: null };
       }
 
-      const supersededBy = metadataObject(old.metadata).superseded_by;
+      const supersededBy = old.metadata.superseded_by;
       if (old.valid_to !== null || typeof supersededBy === 'string') {
         throw new AppError('CONFLICT', `Entry ${old.id} is already closed${typeof supersededBy === 'string' ? ` (superseded by ${supersededBy})` : ''}; update the current entry instead.`, {
           id: old.id,
@@ -144,13 +129,13 @@ export class EntriesService {
         kind: old.kind,
         project_id: old.project_id,
         ...fields,
-        metadata: { ...metadataObject(old.metadata), supersedes: old.id },
+        metadata: { ...old.metadata, supersedes: old.id },
         valid_from: from,
         valid_to: to,
       });
       const closeAt = old.valid_from && old.valid_from.getTime() > from.getTime() ? old.valid_from : from;
       const [closed] = await tx.query<NodeRecord & Record<string, unknown>>(
-        `update nodes set valid_to = $2, metadata = ${METADATA_OBJECT} || jsonb_build_object('superseded_by', $3::text),
+        `update nodes set valid_to = $2, metadata = metadata || jsonb_build_object('superseded_by', $3::text),
                 version = version + 1, updated_at = now()
           where id = $1 returning ${NODE_COLUMNS}`,
         [old.id, closeAt, fresh.id],

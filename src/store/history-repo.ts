@@ -55,21 +55,9 @@ export async function unrevertedTxs(q: Queryable, limit: number, kind: 'undo-sta
   );
 }
 
-/**
- * An image as read back from tx_changes. Images written as JSON text through a driver that
- * encodes strings for jsonb parameters arrive as a JSON string; decode those.
- */
+/** An image as read back from tx_changes: an object, or null for "absent". */
 export function decodeImage(v: unknown): Record<string, unknown> | null {
-  if (typeof v === 'string') {
-    try {
-      const parsed: unknown = JSON.parse(v);
-      if (parsed !== null && typeof parsed === 'object' && !Array.isArray(parsed)) return parsed as Record<string, unknown>;
-    } catch {
-      // not JSON text
-    }
-  }
-  if (v !== null && typeof v === 'object' && !Array.isArray(v)) return v as Record<string, unknown>;
-  return null;
+  return v !== null && typeof v === 'object' && !Array.isArray(v) ? (v as Record<string, unknown>) : null;
 }
 
 function decodeRows(rows: TxChangeRow[]): TxChangeRow[] {
@@ -154,7 +142,7 @@ export async function restoreNode(q: Queryable, image: Record<string, unknown>, 
   const json = JSON.stringify(image);
   if (exists) {
     const [row] = await q.query<NodeRecord & Record<string, unknown>>(
-      `update nodes n set (${cols.join(', ')}) = (select ${cols.map((c) => `r.${c}`).join(', ')} from jsonb_populate_record(null::nodes, $1::text::jsonb) r)
+      `update nodes n set (${cols.join(', ')}) = (select ${cols.map((c) => `r.${c}`).join(', ')} from jsonb_populate_record(null::nodes, $1::jsonb) r)
         where n.id = $2 returning ${NODE_COLUMNS.split(',').map((c) => `n.${c.trim()}`).join(', ')}`,
       [json, image.id],
     );
@@ -163,7 +151,7 @@ export async function restoreNode(q: Queryable, image: Record<string, unknown>, 
   const insertCols = ['id', ...cols, ...(image.nid !== undefined && image.nid !== null ? ['nid'] : [])];
   const [row] = await q.query<NodeRecord & Record<string, unknown>>(
     `insert into nodes (${insertCols.join(', ')}) overriding system value
-     select ${insertCols.map((c) => `r.${c}`).join(', ')} from jsonb_populate_record(null::nodes, $1::text::jsonb) r
+     select ${insertCols.map((c) => `r.${c}`).join(', ')} from jsonb_populate_record(null::nodes, $1::jsonb) r
      returning ${NODE_COLUMNS}`,
     [json],
   );
@@ -181,7 +169,7 @@ export async function restoreEdge(q: Queryable, image: Record<string, unknown>):
   const updates = cols.filter((c) => c !== 'id');
   const [row] = await q.query<EdgeRecord & Record<string, unknown>>(
     `insert into edges (${cols.join(', ')})
-     select ${cols.map((c) => `r.${c}`).join(', ')} from jsonb_populate_record(null::edges, $1::text::jsonb) r
+     select ${cols.map((c) => `r.${c}`).join(', ')} from jsonb_populate_record(null::edges, $1::jsonb) r
      on conflict (id) do update set ${updates.map((c) => `${c} = excluded.${c}`).join(', ')}
      returning ${EDGE_COLUMNS}`,
     [JSON.stringify(image)],

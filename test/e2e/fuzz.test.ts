@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import type { Tool } from '@modelcontextprotocol/sdk/types.js';
 import { ERROR_REGISTRY } from '../../src/errors.js';
+import { mulberry32 } from '../helpers/prng.js';
 import { call, childEnv, httpClient, startServe, tempDir, toolError } from '../helpers/cli.js';
 
 /**
@@ -12,15 +13,6 @@ import { call, childEnv, httpClient, startServe, tempDir, toolError } from '../h
 const SEED = Number(process.env.FUZZ_SEED ?? 20261122);
 const CALLS = Number(process.env.FUZZ_CALLS ?? 1000);
 
-function prng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = Math.imul(a ^ (a >>> 15), a | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 test(`fuzz: ${CALLS} random and malformed calls across all tools (seed ${SEED})`, { timeout: 300_000 }, async () => {
   const dir = await tempDir();
@@ -29,7 +21,7 @@ test(`fuzz: ${CALLS} random and malformed calls across all tools (seed ${SEED})`
   const lastTx = async () => ((await (await fetch(`${server.baseUrl}/healthz`)).json()) as { store: { last_tx_id: number } }).store.last_tx_id;
   try {
     const { tools } = await client.listTools();
-    const rand = prng(SEED);
+    const rand = mulberry32(SEED);
     const pick = <T>(xs: readonly T[]): T => xs[Math.floor(rand() * xs.length)]!;
     // A few real ids so that some calls reach deeper than validation.
     const ids: string[] = [];

@@ -35,10 +35,6 @@ function recordingQueue(): JobQueue & { embedded: number[] } {
   return q as unknown as JobQueue & { embedded: number[] };
 }
 
-/** metadata as an object (postgres.js currently stores JSON text sent to jsonb parameters as a jsonb string). */
-function meta(v: unknown): Record<string, unknown> {
-  return (typeof v === 'string' ? JSON.parse(v) : v) as Record<string, unknown>;
-}
 
 const drivers: Array<[string, () => Promise<Harness>]> = [['pglite', pgliteHarness]];
 if (DATABASE_URL) drivers.push(['postgres', postgresHarness]);
@@ -154,8 +150,8 @@ for (const [driver, open] of drivers) {
       const up = await entries.update({ id: s.node.id, content: 'Payments deploy canary-first.', supersedes: true });
       assert.ok(up.superseded);
       assert.notEqual(up.node.id, s.node.id);
-      assert.equal(meta(up.node.metadata).supersedes, s.node.id);
-      assert.equal(meta(up.superseded!.metadata).superseded_by, up.node.id);
+      assert.equal(up.node.metadata.supersedes, s.node.id);
+      assert.equal(up.superseded!.metadata.superseded_by, up.node.id);
       assert.ok(up.superseded!.valid_to, 'old fact closed');
       assert.equal(up.superseded!.deleted_at, null, 'old fact kept');
       assert.equal(up.node.valid_from!.getTime(), up.superseded!.valid_to!.getTime());

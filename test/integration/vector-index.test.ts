@@ -5,6 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createVectorIndexes } from '../../src/index/usearch-host.js';
 import type { SpaceIndexSpec, VectorIndexes } from '../../src/index/vector-index.js';
+import { mulberry32 } from '../helpers/prng.js';
 
 const DIM = 64;
 const COUNT = 2000;
@@ -12,15 +13,6 @@ const COUNT = 2000;
 const BATCHES = [50, 150, 300, 500, 1000];
 const SPEC: SpaceIndexSpec = { space: 'E1', dim: DIM, modelId: 'test-model-v1' };
 
-/** Seeded (mulberry32), so a failing recall run can be reproduced. */
-function rng(seed: number): () => number {
-  return () => {
-    seed = (seed + 0x6d2b79f5) | 0;
-    let t = Math.imul(seed ^ (seed >>> 15), 1 | seed);
-    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 function unitVector(next: () => number): Float32Array {
   const v = new Float32Array(DIM);
@@ -61,7 +53,7 @@ async function upsertAll(indexes: VectorIndexes, data: Map<number, Float32Array>
 }
 
 describe('vector indexes on a USearch worker thread', () => {
-  const next = rng(20261122);
+  const next = mulberry32(20261122);
   // Keys start at 1 and skip a few, like nids after deletes.
   const data = new Map<number, Float32Array>();
   for (let i = 0; i < COUNT; i++) data.set(1 + i * 3, unitVector(next));
