@@ -101,7 +101,7 @@ export async function storeLoop(app: App, items: readonly LoadItem[], opts: { pr
   for (let i = 0; i < items.length; i++) {
     const m = items[i]!;
     const t0 = process.hrtime.bigint();
-    const r = await app.memory.store({ content: m.content, topic: m.topic, tags: m.tags, project_id: opts.projectId ?? 'bench', memory_type: 'semantic' });
+    const r = await app.services.memory.store({ content: m.content, topic: m.topic, tags: m.tags, project_id: opts.projectId ?? 'bench', memory_type: 'semantic' });
     opts.samples?.push(Number(process.hrtime.bigint() - t0) / 1e6);
     nids.push(r.node.nid);
     ids.push(r.node.id);

@@ -146,7 +146,7 @@ export async function runScale(opts: {
           log(`scale ${size}: store p50 ${step.store.latency.p50_ms.median} p95 ${step.store.latency.p95_ms.median} ms`);
         }
         if (opts.parts.read) {
-          const r = await rounds(opts.rounds, () => timeQueries(queries, (q) => app.search.hybrid({ text: q, limit: 5, scoreThreshold: 0.25 })));
+          const r = await rounds(opts.rounds, () => timeQueries(queries, (q) => app.services.search.hybrid({ text: q, limit: 5, scoreThreshold: 0.25 })));
           step.read = { in_process: repeatedLatency(r) };
           log(`scale ${size}: in-process query p50 ${step.read.in_process.p50_ms.median} p95 ${step.read.in_process.p95_ms.median} ms`);
         }

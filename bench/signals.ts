@@ -22,5 +22,5 @@ export async function denseOnly(app: App, space: SpaceId, text: string, limit: n
 
 /** Hybrid search as the `query` tool runs it. */
 export async function hybrid(app: App, text: string, limit: number): Promise<number[]> {
-  return (await app.search.hybrid({ text, limit })).hits.map((h) => h.node.nid);
+  return (await app.services.search.hybrid({ text, limit })).hits.map((h) => h.node.nid);
 }

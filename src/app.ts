@@ -12,44 +12,39 @@ import type { Logger } from './log.js';
 import { ChangeFeed } from './services/change-feed.js';
 import { TX_CHANNEL } from './services/writes.js';
 import { createEmbedJobHandler, EMBED_JOB, enqueueEmbeddingBacklog } from './services/embedding.js';
+import { EntriesService } from './services/entries.js';
+import { GraphService } from './services/graph.js';
+import { HealthService, type Health } from './services/health.js';
+import { HistoryService } from './services/history.js';
+import type { Services } from './services/index.js';
 import { IngestService } from './services/ingest.js';
 import { MemoryService } from './services/memory.js';
 import { ReadService } from './services/reads.js';
 import { SearchService } from './services/search.js';
 import type { Db } from './store/db.js';
 import { openStore } from './store/open.js';
-import { latestTxId } from './store/tx-log.js';
 
-export const VERSION = '0.1.0';
+export { VERSION } from './version.js';
+export type { Health };
 
-/** Everything a front end (serve, stdio) needs: built once per process, shared by all sessions. */
+/**
+ * The composition root: the only place that builds infrastructure and services. Everything a
+ * front end (serve, stdio) needs, built once per process and shared by all sessions.
+ */
 export interface App {
   config: Config;
   logger: Logger;
+  services: Services;
+  /** Infrastructure, for the composition root's own tests and the benchmarks; tools never see it. */
   db: Db;
   queue: JobQueue;
   embedder: Embedder;
   indexes: VectorIndexes;
   indexSync: IndexSync;
-  memory: MemoryService;
-  search: SearchService;
-  reads: ReadService;
-  ingest: IngestService;
-  /** Committed transactions from any process on this database, in tx_id order. */
-  changes: ChangeFeed;
   /** Whether this process runs the embedding jobs itself. */
   consumesJobs: boolean;
   health(): Promise<Health>;
   close(): Promise<void>;
-}
-
-export interface Health {
-  status: 'ok';
-  version: string;
-  store: { driver: Db['driver']; last_tx_id: number };
-  queue: { backend: JobQueue['backend']; consumer: 'this-process' | 'workers'; counts: { waiting: number; active: number; failed: number } | null };
-  embedding: ReturnType<Embedder['encoders']>;
-  index: { sizes: Awaited<ReturnType<VectorIndexes['sizes']>>; feed_position: number };
 }
 
 function indexSnapshotDir(config: Config): string | null {
@@ -108,20 +103,18 @@ export async function createApp(config: Config, logger: Logger): Promise<App> {
 
     const search = new SearchService({ db, embedder, indexes });
     const memory = new MemoryService({ db, queue, indexSync, logger, embedWaitMs, search });
-    return {
-      config, logger, db, queue, embedder, indexes, indexSync, memory, search, reads: new ReadService(db), ingest: new IngestService({ db, memory }), changes, consumesJobs,
-      async health() {
-        return {
-          status: 'ok',
-          version: VERSION,
-          store: { driver: db.driver, last_tx_id: await latestTxId(db) },
-          queue: { backend: queue.backend, consumer: consumesJobs ? 'this-process' : 'workers', counts: await queue.counts().catch(() => null) },
-          embedding: embedder.encoders(),
-          index: { sizes: await indexes.sizes(), feed_position: indexSync.position },
-        };
-      },
-      close: closeAll,
+    const services: Services = {
+      memory,
+      search,
+      changes,
+      reads: new ReadService(db),
+      ingest: new IngestService({ db, memory }),
+      entries: new EntriesService({ db, memory }),
+      graph: new GraphService({ db, memory }),
+      history: new HistoryService({ db, memory, indexes, spaces: embedder.encoders().map((e) => e.space), logger }),
+      health: new HealthService({ db, queue, embedder, indexes, indexSync, consumesJobs }),
     };
+    return { config, logger, services, db, queue, embedder, indexes, indexSync, consumesJobs, health: () => services.health.report(), close: closeAll };
   } catch (err) {
     await closeAll();
     throw err;

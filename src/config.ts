@@ -60,6 +60,15 @@ const settings = {
     help: 'pino level (logs go to stderr)',
     schema: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   },
+  toolsets: {
+    env: 'CONTEXT_GRAPH_TOOLSETS',
+    flag: '--toolsets',
+    help: 'toolsets tools/list shows: a comma list of names, or all (default: the core toolset)',
+    schema: z
+      .string()
+      .default('')
+      .transform((s) => s.split(',').map((n) => n.trim()).filter(Boolean)),
+  },
   embedWaitMs: {
     env: 'CONTEXT_GRAPH_EMBED_WAIT_MS',
     flag: '--embed-wait-ms',

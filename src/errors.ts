@@ -1,3 +1,6 @@
+import { randomUUID } from 'node:crypto';
+import type { Logger } from './log.js';
+
 /**
  * The error registry: every error a client can see is one of these codes. Transports map an
  * entry to their own shape (MCP tool error `toolError:v1`, JSON-RPC code, REST envelope), so the
@@ -10,6 +13,7 @@ export const ERROR_REGISTRY = {
   INVALID_PARAMS: { rpcCode: -32002, httpStatus: 400, retryable: false, hint: 'Check the parameter constraints in the tool schema.' },
   NODE_NOT_FOUND: { rpcCode: -32012, httpStatus: 404, retryable: false, hint: 'Verify the id; query or search to find it.' },
   UNKNOWN_TOOL: { rpcCode: -32601, httpStatus: 404, retryable: false, hint: 'List the tools to see the names.' },
+  TOOLSET_DISABLED: { rpcCode: -32021, httpStatus: 403, retryable: false, hint: 'Enable the named toolset with the `toolsets` tool ({"enable": ["<name>"]}) or start the server with --toolsets.' },
   CONFLICT: { rpcCode: -32020, httpStatus: 409, retryable: false, hint: 'The entity changed or already exists.' },
   DB_UNAVAILABLE: { rpcCode: -32030, httpStatus: 503, retryable: true, hint: 'The database is unreachable; retry shortly or check DATABASE_URL.' },
   QUEUE_UNAVAILABLE: { rpcCode: -32031, httpStatus: 503, retryable: true, hint: 'The job queue is unreachable; retry shortly or check REDIS_URL.' },
@@ -37,4 +41,62 @@ export class AppError extends Error {
 export function isAppError(err: unknown): err is AppError {
   // Checked by name as well: errors crossing worker threads lose their prototype.
   return err instanceof AppError || (err instanceof Error && err.name === 'AppError' && 'code' in err);
+}
+
+export interface ToolErrorPayload {
+  kind: 'toolError:v1';
+  code: ErrorCode;
+  rpc_code: number;
+  message: string;
+  retryable: boolean;
+  hint: string;
+  details?: Record<string, unknown>;
+}
+
+const STORE_CODES: Record<string, ErrorCode> = {
+  DB_UNAVAILABLE: 'DB_UNAVAILABLE',
+  RETRYABLE_CONFLICT: 'BUSY',
+  CONFLICT: 'CONFLICT',
+};
+
+/** Any failure as an AppError; dependency failures keep their class, unknown ones become INTERNAL. */
+export function toAppError(err: unknown, logger: Logger, context: Record<string, unknown> = {}): AppError {
+  if (isAppError(err)) return err;
+  const code = err instanceof Error ? (err as Error & { code?: unknown }).code : undefined;
+  if (err instanceof Error && err.name === 'ZodError') {
+    const issues = ((err as Error & { issues?: Array<{ path: PropertyKey[]; message: string }> }).issues ?? []).map((i) => ({ path: i.path.join('.') || '(arguments)', message: i.message }));
+    return new AppError('INVALID_PARAMS', `Invalid arguments: ${issues.map((i) => `${i.path}: ${i.message}`).join('; ')}`, { issues });
+  }
+  if (err instanceof Error && err.name === 'StoreError' && STORE_CODES[String(code)]) {
+    const mapped = STORE_CODES[String(code)]!;
+    logger.warn({ err, ...context }, 'store error');
+    return new AppError(mapped, mapped === 'CONFLICT' ? 'The change conflicts with existing data.' : 'The database is unavailable or busy.');
+  }
+  if (err instanceof Error && err.name === 'QueueUnavailableError') {
+    logger.warn({ err, ...context }, 'queue unavailable');
+    return new AppError('QUEUE_UNAVAILABLE', 'The job queue is unavailable.');
+  }
+  const correlationId = randomUUID();
+  logger.error({ err, correlationId, ...context }, 'unexpected error');
+  return new AppError('INTERNAL', `Internal error (correlation id ${correlationId}).`, { correlation_id: correlationId });
+}
+
+/**
+ * Maps any failure to a registry payload. Unknown failures are logged with a correlation id and
+ * reach the client only as that id: no stack, SQL, path or credential crosses the wire.
+ */
+export function toErrorPayload(err: unknown, logger: Logger, context: Record<string, unknown> = {}): ToolErrorPayload {
+  const appError = toAppError(err, logger, context);
+  const entry = ERROR_REGISTRY[appError.code];
+  // Client mistakes are routine; log them quietly.
+  if (entry.httpStatus < 500) logger.debug({ code: appError.code, ...context }, appError.message);
+  return {
+    kind: 'toolError:v1',
+    code: appError.code,
+    rpc_code: entry.rpcCode,
+    message: appError.message,
+    retryable: entry.retryable,
+    hint: entry.hint,
+    ...(appError.details ? { details: appError.details } : {}),
+  };
 }

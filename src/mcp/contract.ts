@@ -1,6 +1,6 @@
 import * as z from 'zod';
 import { ALL_TOOLS } from '../tools/index.js';
-import { needsInputSchema, toolErrorSchema } from './payloads.js';
+import { needsInputSchema, toolErrorSchema } from '../tools/kit/payloads.js';
 
 /**
  * Every structured payload the server can send, keyed by its versioned `kind` (seed 003
@@ -13,3 +13,8 @@ export const toolPayloadSchema = z.discriminatedUnion('kind', [
 ] as unknown as [z.ZodObject<{ kind: z.ZodLiteral<string> }>, ...z.ZodObject<{ kind: z.ZodLiteral<string> }>[]]);
 
 export type ToolPayload = z.output<typeof toolPayloadSchema>;
+
+/** The payload schema of each kind, for the schemas resource (outputs are published by reference). */
+export const PAYLOAD_SCHEMAS: ReadonlyMap<string, z.ZodObject> = new Map(
+  [...ALL_TOOLS.map((t) => t.output), needsInputSchema, toolErrorSchema].map((s) => [(s.shape as { kind: z.ZodLiteral<string> }).kind.value, s as z.ZodObject]),
+);

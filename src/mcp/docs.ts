@@ -20,7 +20,7 @@ interface Surface {
  * stand-in App is enough: the docs come from the same schemas that validate calls.
  */
 export async function listSurface(): Promise<Surface> {
-  const standIn = { logger: { child: () => standIn.logger, error() {}, warn() {}, info() {}, debug() {} }, changes: { on() {}, off() {} } } as unknown as App;
+  const standIn = { config: { toolsets: ['all'] }, logger: { child: () => standIn.logger, error() {}, warn() {}, info() {}, debug() {} }, services: { changes: { on() {}, off() {} } } } as unknown as App;
   const server = createMcpServer(standIn, { actor: 'docs' });
   const [a, b] = InMemoryTransport.createLinkedPair();
   const client = new Client({ name: 'docs', version: '1.0.0' });
@@ -55,7 +55,7 @@ function typeOf(schema: Record<string, unknown>): string {
 
 export function renderReference(s: Surface): string {
   const out: string[] = [REFERENCE_BEGIN, '', '### Tools', ''];
-  out.push('Every tool also takes `format`: `markdown` (default) | `json` | `both`. Aliases accepted everywhere: `type`→`memory_type`, `project`→`project_id`, `k`→`limit`, `query`↔`query_text`, `text`↔`content`; a single string is accepted where a list of strings is expected.', '');
+  out.push('Every tool also takes `format`: `markdown` (default) | `json` | `both`. Aliases are listed with the field they name (`type`→`memory_type`, `project`→`project_id`, `k`→`limit`, `query`↔`query_text`, `text`↔`content`); a single string is accepted where a list of strings is expected. Only the `core` toolset is listed by default: `toolsets {"enable": [...]}` or `--toolsets` switches others on; the toolset of each tool is named below.', '');
   for (const t of s.tools) {
     const [summary, ...rest] = (t.description ?? '').split('\n');
     const toolset = (t._meta as Record<string, unknown> | undefined)?.['context-graph/toolset'];
@@ -63,7 +63,9 @@ export function renderReference(s: Surface): string {
     out.push(`#### \`${t.name}\` — ${t.title ?? t.name}`, '', summary ?? '', '');
     out.push(`Toolset \`${String(toolset)}\`${hints.length ? `; ${hints.join(', ')}` : ''}.`, '');
     const props = (t.inputSchema.properties ?? {}) as Record<string, Record<string, unknown>>;
-    const required = new Set(t.inputSchema.required ?? []);
+    // A required field that may come under an alias is published as allOf[anyOf[required]].
+    const eitherOr = ((t.inputSchema as { allOf?: Array<{ anyOf: Array<{ required: string[] }> }> }).allOf ?? []).map((c) => c.anyOf[0]!.required[0]!);
+    const required = new Set([...(t.inputSchema.required ?? []), ...eitherOr]);
     out.push('| parameter | type | default | meaning |', '|---|---|---|---|');
     for (const [name, p] of Object.entries(props)) {
       if (name === 'format') continue;

@@ -1,6 +1,7 @@
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
-import type { ToolErrorPayload } from './errors.js';
-import type { Format } from './input.js';
+import type { ToolErrorPayload } from '../errors.js';
+import type { Format } from '../tools/kit/input.js';
+import type { Invoked } from '../tools/kit/invoke.js';
 
 type Block = CallToolResult['content'][number];
 
@@ -13,15 +14,20 @@ function jsonBlock(payload: unknown): Block {
   return { type: 'text', text: JSON.stringify(payload), mimeType: 'application/json' } as Block;
 }
 
+function resourceLink(uri: string): Block {
+  return { type: 'resource_link', uri, name: uri.replace(/^knowledge:\/\//, ''), mimeType: 'application/json' };
+}
+
 /**
- * seed 003 format gating plus the seed 000 embedded resource: markdown → markdown + resource;
- * json → resource + one JSON block; both → markdown, resource, JSON last. structuredContent is
- * always set and always equals the JSON block.
+ * seed 003 format gating: markdown → markdown (and links to the resources the result is made
+ * of, which carry no copy of the data); json → exactly one JSON block; both → markdown, links,
+ * JSON last. structuredContent is always set and always equals the JSON payload.
  */
-export function presentResult(payload: Record<string, unknown>, markdown: string, format: Format, resourceUri: string): CallToolResult {
-  const resource: Block = { type: 'resource', resource: { uri: resourceUri, mimeType: 'application/json', text: JSON.stringify(payload) } };
+export function presentResult(result: Extract<Invoked, { status: 'ok' | 'needsInput' }>): CallToolResult {
+  const links = result.status === 'ok' ? result.resourceLinks.map(resourceLink) : [];
+  const { format, payload, markdown } = result;
   const content: Block[] =
-    format === 'markdown' ? [markdownBlock(markdown), resource] : format === 'json' ? [resource, jsonBlock(payload)] : [markdownBlock(markdown), resource, jsonBlock(payload)];
+    format === 'json' ? [jsonBlock(payload)] : format === 'markdown' ? [markdownBlock(markdown), ...links] : [markdownBlock(markdown), ...links, jsonBlock(payload)];
   return { content, structuredContent: payload };
 }
 
@@ -33,12 +39,4 @@ export function presentError(payload: ToolErrorPayload, format: Format = 'both')
   const text = `**Error ${payload.code}** (${payload.retryable ? 'retryable' : 'not retryable'}): ${payload.message}\n\n${payload.hint}`;
   // The JSON block is the machine contract of an error, so it is sent whatever the format.
   return { content: format === 'json' ? [jsonBlock(payload)] : [markdownBlock(text), jsonBlock(payload)], isError: true };
-}
-
-export function renderNeedsInput(p: { message: string; needsInput: { fields: string[]; reason: string; suggestions?: Record<string, string[]> | undefined } }): string {
-  const lines = ['<!-- kind:needs-input:v1 -->', '## Input needed', '', p.message, '', `_${p.needsInput.reason}_`];
-  for (const [field, values] of Object.entries(p.needsInput.suggestions ?? {})) {
-    if (values.length) lines.push('', `**${field}**: ${values.map((v) => `\`${v}\``).join(', ')}`);
-  }
-  return lines.join('\n');
 }

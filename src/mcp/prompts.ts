@@ -4,7 +4,7 @@ import type { GetPromptResult } from '@modelcontextprotocol/sdk/types.js';
 import * as z from 'zod';
 import type { App } from '../app.js';
 import { entryIdsWithPrefix, projectIdsWithPrefix } from '../store/resource-repo.js';
-import { MEMORY_TYPES } from '../tools/memory/schemas.js';
+import { MEMORY_TYPES } from '../tools/kit/fields.js';
 
 /**
  * Prompts for ingesting memory, retrieving context and correcting stale facts (seed 000

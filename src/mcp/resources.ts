@@ -10,7 +10,7 @@ import {
   transactionsPage,
 } from '../store/resource-repo.js';
 import { imagesAsOf, latestTxId } from '../store/tx-log.js';
-import { MEMORY_TYPES } from '../tools/memory/schemas.js';
+import { MEMORY_TYPES } from '../tools/kit/fields.js';
 import { registerSubscriptions } from './subscriptions.js';
 
 /**

@@ -97,8 +97,8 @@ export function registerSubscriptions(mcp: McpServer, app: App): void {
   const listen = (on: boolean) => {
     if (on === listening) return;
     listening = on;
-    if (on) app.changes.on('tx', onTx);
-    else app.changes.off('tx', onTx);
+    if (on) app.services.changes.on('tx', onTx);
+    else app.services.changes.off('tx', onTx);
   };
 
   mcp.server.setRequestHandler(SubscribeRequestSchema, async (request) => {

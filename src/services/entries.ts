@@ -1,5 +1,4 @@
 import { ulid } from 'ulid';
-import type { App } from '../app.js';
 import { AppError } from '../errors.js';
 import type { Db, Queryable } from '../store/db.js';
 import { retractEmbeddings } from '../store/embeddings-repo.js';
@@ -18,8 +17,8 @@ export interface UpdateEntryInput {
   memory_type?: string | undefined;
   source_uri?: string | null | undefined;
   /** ISO timestamp, or null to clear. */
-  valid_from?: string | null | undefined;
-  valid_to?: string | null | undefined;
+  valid_from?: Date | null | undefined;
+  valid_to?: Date | null | undefined;
   /** Keep the old entry as a closed fact and write the new fields to a new entry. */
   supersedes?: boolean | undefined;
   rationale?: string | null | undefined;
@@ -48,15 +47,6 @@ export class EntryNotFoundError extends AppError {
   }
 }
 
-function toDate(v: string | null | undefined, field: string): Date | null | undefined {
-  if (v === undefined || v === null) return v;
-  const d = new Date(v);
-  if (Number.isNaN(d.getTime())) {
-    throw new AppError('INVALID_PARAMS', `${field}: not an ISO 8601 timestamp`, { issues: [{ path: field, message: 'not an ISO 8601 timestamp' }] });
-  }
-  return d;
-}
-
 function checkInterval(from: Date | null, to: Date | null): void {
   if (from && to && to.getTime() < from.getTime()) {
     throw new AppError('INVALID_PARAMS', 'valid_to: must not be before valid_from', { issues: [{ path: 'valid_to', message: 'must not be before valid_from' }] });
@@ -79,8 +69,8 @@ export class EntriesService {
         issues: [{ path: '(arguments)', message: 'no field to update', allowed: [...UPDATABLE] }],
       });
     }
-    const validFrom = toDate(input.valid_from, 'valid_from');
-    const validTo = toDate(input.valid_to, 'valid_to');
+    const validFrom = input.valid_from;
+    const validTo = input.valid_to;
 
     const { result, txId } = await writeTransaction(this.deps.db, input.supersedes ? 'supersede' : 'update', { actor, rationale: input.rationale ?? null }, async (tx, log) => {
       const [old] = await lockNodes(tx, [input.id]);
@@ -210,16 +200,4 @@ export class EntriesService {
     );
     return { ids: recent.map((r) => r.id), basis: 'recent' };
   }
-}
-
-const services = new WeakMap<App, EntriesService>();
-
-/** The EntriesService of an App (built on first use). */
-export function entriesFor(app: App): EntriesService {
-  let s = services.get(app);
-  if (!s) {
-    s = new EntriesService({ db: app.db, memory: app.memory });
-    services.set(app, s);
-  }
-  return s;
 }

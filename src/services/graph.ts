@@ -1,5 +1,4 @@
 import { ulid } from 'ulid';
-import type { App } from '../app.js';
 import { AppError } from '../errors.js';
 import type { Db, Queryable } from '../store/db.js';
 import {
@@ -77,8 +76,8 @@ export interface RelateInput {
   edge_type?: EdgeType | undefined;
   weight?: number | undefined;
   confidence?: number | undefined;
-  valid_from?: string | undefined;
-  valid_to?: string | undefined;
+  valid_from?: Date | undefined;
+  valid_to?: Date | undefined;
   project_id?: string | undefined;
 }
 
@@ -180,15 +179,6 @@ function holdsAt(x: { valid_from: string | null; valid_to: string | null }, t: D
   return true;
 }
 
-function parseInstant(value: string | undefined, field: string, index: number | null): Date | null {
-  if (value === undefined || value === null) return null;
-  const ms = Date.parse(value);
-  if (Number.isNaN(ms)) {
-    throw new AppError('INVALID_PARAMS', `${field} must be an ISO 8601 date or timestamp, got "${value}".`, { field, index });
-  }
-  return new Date(ms);
-}
-
 async function liveNodes(q: Queryable, ids: readonly string[]): Promise<NodeRecord[]> {
   if (ids.length === 0) return [];
   return q.query<NodeRecord & Record<string, unknown>>(
@@ -268,8 +258,8 @@ export class GraphService {
         const v = t[field];
         if (v !== undefined && !(v >= 0 && v <= 1)) throw new AppError('INVALID_PARAMS', `triples[${index}].${field} must be between 0 and 1.`, { field, index, minimum: 0, maximum: 1 });
       }
-      const validFrom = parseInstant(t.valid_from, 'valid_from', index);
-      const validTo = parseInstant(t.valid_to, 'valid_to', index);
+      const validFrom = t.valid_from ?? null;
+      const validTo = t.valid_to ?? null;
       if (validFrom && validTo && validFrom.getTime() > validTo.getTime()) {
         throw new AppError('INVALID_PARAMS', `triples[${index}]: valid_from must not be after valid_to.`, { field: 'valid_to', index });
       }
@@ -488,16 +478,4 @@ export class GraphService {
       asOfTxId: asOf ?? latest,
     };
   }
-}
-
-const services = new WeakMap<App, GraphService>();
-
-/** The graph service of an App, built on first use. */
-export function graphService(app: App): GraphService {
-  let s = services.get(app);
-  if (!s) {
-    s = new GraphService({ db: app.db, memory: app.memory });
-    services.set(app, s);
-  }
-  return s;
 }

@@ -1,4 +1,3 @@
-import type { App } from '../app.js';
 import { AppError } from '../errors.js';
 import type { VectorIndexes } from '../index/vector-index.js';
 import type { Logger } from '../log.js';
@@ -46,7 +45,14 @@ import { image, writeTransaction } from './writes.js';
  *   when a transaction outside the set changed such an entity afterwards and that change is still
  *   in effect; changes that were themselves reverted since do not count.
  */
-export type UndoRequest = { steps?: number | undefined; redo?: boolean | undefined; txId?: number | undefined; rationale?: string | null | undefined };
+export type UndoRequest = {
+  steps?: number | undefined;
+  redo?: boolean | undefined;
+  txId?: number | undefined;
+  rationale?: string | null | undefined;
+  /** Only this actor's transactions are on the stacks (a session undoes its own writes); null: everyone's. */
+  onlyActor?: string | null | undefined;
+};
 
 export interface RevertedEntity {
   entity: 'node' | 'edge';
@@ -87,8 +93,8 @@ export interface HistoryPage {
 export interface HistoryQuery {
   entityId?: string | undefined;
   op?: string | undefined;
-  since?: string | undefined;
-  until?: string | undefined;
+  since?: Date | undefined;
+  until?: Date | undefined;
   limit: number;
   cursor?: string | undefined;
 }
@@ -144,13 +150,6 @@ function decodeCursor(s: string): { b: number; m: number } {
   throw new AppError('INVALID_PARAMS', 'cursor: not a cursor from a previous history page', { issues: [{ path: 'cursor', message: 'invalid cursor' }] });
 }
 
-function parseTime(s: string | undefined, field: string): Date | null {
-  if (s === undefined) return null;
-  const d = new Date(s);
-  if (Number.isNaN(d.getTime())) throw new AppError('INVALID_PARAMS', `${field}: not an ISO 8601 timestamp`, { issues: [{ path: field, message: 'not an ISO 8601 timestamp' }] });
-  return d;
-}
-
 export interface HistoryDeps {
   db: Db;
   memory?: Pick<MemoryService, 'scheduleEmbedding'> | null;
@@ -192,9 +191,12 @@ export class HistoryService {
         }
         picked = [row];
       } else {
-        picked = await unrevertedTxs(tx, req.steps ?? 1, req.redo ? 'redo-stack' : 'undo-stack');
+        picked = await unrevertedTxs(tx, req.steps ?? 1, req.redo ? 'redo-stack' : 'undo-stack', req.onlyActor ?? null);
         if (picked.length === 0) {
-          throw new AppError('CONFLICT', req.redo ? 'Nothing to redo: no undo is waiting to be re-applied.' : 'Nothing to undo: every transaction is already reverted.', {});
+          const whose = req.onlyActor ? ' of this session' : '';
+          throw new AppError('CONFLICT', req.redo ? `Nothing to redo: no undo${whose} is waiting to be re-applied.` : `Nothing to undo: every transaction${whose} is already reverted.`, {
+            ...(req.onlyActor ? { scope: 'session' } : {}),
+          });
         }
       }
       targets = picked.map((t) => t.tx_id).sort((a, b) => a - b);
@@ -325,8 +327,8 @@ export class HistoryService {
     const rows = await listTransactions(db, {
       entityId: q.entityId ?? null,
       op: q.op ?? null,
-      since: parseTime(q.since, 'since'),
-      until: parseTime(q.until, 'until'),
+      since: q.since ?? null,
+      until: q.until ?? null,
       beforeTxId: cursor?.b ?? null,
       maxTxId: asOf,
       limit: q.limit + 1,
@@ -411,22 +413,4 @@ export async function entriesAsOf(q: Queryable, asOfTxId: number, ids: readonly 
 export async function triplesAsOf(q: Queryable, asOfTxId: number, ids: readonly string[], opts: { includeDeleted?: boolean } = {}): Promise<EntryAsOf[]> {
   if (ids.length === 0) return [];
   return asOfRows(await imagesAsOf(q, 'edge', asOfTxId, { ids, limit: ids.length, includeDeleted: opts.includeDeleted ?? false }), opts);
-}
-
-const services = new WeakMap<App, HistoryService>();
-
-/** The HistoryService of an App (built on first use). */
-export function historyFor(app: App): HistoryService {
-  let s = services.get(app);
-  if (!s) {
-    s = new HistoryService({
-      db: app.db,
-      memory: app.memory,
-      indexes: app.indexes,
-      spaces: app.embedder.encoders().map((e) => e.space),
-      logger: app.logger,
-    });
-    services.set(app, s);
-  }
-  return s;
 }

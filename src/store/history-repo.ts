@@ -46,12 +46,12 @@ export async function txById(q: Queryable, txId: number, forUpdate = false): Pro
  * The newest `limit` transactions that are not reverted yet: with `undoOps` the undo/redo stack
  * of reverts (op = 'undo'), without it every other op (the undo stack). Rows are locked.
  */
-export async function unrevertedTxs(q: Queryable, limit: number, kind: 'undo-stack' | 'redo-stack'): Promise<TxRow[]> {
+export async function unrevertedTxs(q: Queryable, limit: number, kind: 'undo-stack' | 'redo-stack', actor: string | null = null): Promise<TxRow[]> {
   return q.query<TxRow & Record<string, unknown>>(
     `select tx_id, op, actor, rationale, reverted_by, created_at from transactions
-      where reverted_by is null and ${kind === 'redo-stack' ? `op = 'undo'` : `op <> 'undo'`}
+      where reverted_by is null and ${kind === 'redo-stack' ? `op = 'undo'` : `op <> 'undo'`} ${actor === null ? '' : 'and actor = $2'}
       order by tx_id desc limit $1 for update`,
-    [limit],
+    actor === null ? [limit] : [limit, actor],
   );
 }
 

@@ -33,21 +33,23 @@ describe('memory tools: formats, ergonomics, needsInput, search, push', () => {
 
   useEmbeddedServer((f) => ({ dir, server, client } = f));
 
-  test('format gating: markdown + resource, resource + JSON, markdown + resource + JSON last', async () => {
+  test('format gating (seed 003): markdown → markdown + links; json → one JSON block; both → markdown, links, JSON last', async () => {
     const md = await call(client, 'store', { content: 'Format test: the kiln fires at 1200 degrees.', topic: 'pottery' });
-    assert.deepEqual(md.content.map((b) => b.type), ['text', 'resource']);
-    const resource = md.content[1] as { type: 'resource'; resource: { uri: string; mimeType: string; text: string } };
-    assert.match(resource.resource.uri, /^knowledge:\/\/entries\//);
-    assert.equal(resource.resource.mimeType, 'application/json');
-    assert.deepEqual(JSON.parse(resource.resource.text), md.structuredContent);
+    assert.deepEqual(md.content.map((b) => b.type), ['text', 'resource_link']);
+    const link = md.content[1] as { type: 'resource_link'; uri: string };
+    assert.match(link.uri, /^knowledge:\/\/entries\//);
     assert.throws(() => JSON.parse(markdown(md)), 'markdown mode has no JSON text block');
+    assert.ok(!JSON.stringify(md.content).includes('content_hash'), 'markdown mode carries no copy of the payload');
 
     const json = await call(client, 'query', { query: 'kiln temperature', format: 'json' });
-    assert.deepEqual(json.content.map((b) => b.type), ['resource', 'text']);
+    assert.deepEqual(json.content.map((b) => b.type), ['text']);
     assert.deepEqual(jsonBlock(json), json.structuredContent);
 
     const both = await call(client, 'query', { query: 'kiln temperature', format: 'both' });
-    assert.deepEqual(both.content.map((b) => b.type), ['text', 'resource', 'text']);
+    const types = both.content.map((b) => b.type);
+    assert.equal(types[0], 'text');
+    assert.equal(types[types.length - 1], 'text');
+    assert.ok(types.slice(1, -1).every((t) => t === 'resource_link'));
     const payload = jsonBlock(both) as { kind: string; items: unknown[]; contract_markers: { cards: number; index: number } };
     assert.equal(payload.kind, 'entries:v1');
     const text = markdown(both);
@@ -56,19 +58,23 @@ describe('memory tools: formats, ergonomics, needsInput, search, push', () => {
     assert.equal(payload.contract_markers.cards, payload.items.length);
   });
 
-  test('the embedded resource block names a resource the client can read', async () => {
+  test('every resource link a tool hands out reads back exactly the items it names', async () => {
     for (const [tool, args] of [
       ['store', { content: 'Resource link test: the ferry leaves at noon.', project_id: 'links', topic: 'ferry' }],
       ['query', { query: 'ferry', project_id: 'links', topic: 'ferry' }],
       ['search', { query_text: 'ferry', project_id: 'links' }],
     ] as const) {
-      const r = await call(client, tool, args);
-      const block = r.content.find((b) => b.type === 'resource') as { resource: { uri: string } } | undefined;
-      assert.ok(block, tool);
-      const read = await client.readResource({ uri: block.resource.uri });
-      const body = JSON.parse((read.contents[0] as { text: string }).text) as { items?: Array<{ id: string }>; id?: string };
-      const ids = body.items ? body.items.map((i) => i.id) : [body.id];
-      assert.ok(ids.length >= 1, `${tool}: ${block.resource.uri} reads back entries`);
+      const r = await call(client, tool, { ...args, format: 'both' });
+      const links = r.content.filter((b) => b.type === 'resource_link') as Array<{ uri: string }>;
+      const payload = jsonBlock(r) as { id?: string; items?: Array<{ id: string }>; hits?: Array<{ id: string }> };
+      const expected = payload.id ? [payload.id] : (payload.items ?? payload.hits ?? []).map((i) => i.id);
+      assert.ok(expected.length >= 1, tool);
+      const read: string[] = [];
+      for (const link of links) {
+        const body = JSON.parse(((await client.readResource({ uri: link.uri })).contents[0] as { text: string }).text) as { items: Array<{ id: string }> };
+        read.push(...body.items.map((i) => i.id));
+      }
+      assert.deepEqual(read, expected, `${tool}: the links read back the result's items`);
     }
   });
 
@@ -113,16 +119,22 @@ describe('memory tools: formats, ergonomics, needsInput, search, push', () => {
     assert.deepEqual(found.items.map((i) => i.id), [ids[3]]);
   });
 
-  test('needsInput: more than 20 matches without filters suggests the real distribution; a filter answers', async () => {
+  test('a ranked query with over 20 matches answers its results, with a narrowing hint whose count does not depend on limit', async () => {
     for (let i = 0; i < 24; i++) {
       await call(client, 'store', { content: `Broad test ${i}: the greenhouse watering schedule changes in spring.`, project_id: i % 2 ? 'garden' : 'farm', tags: [i % 3 ? 'water' : 'season'] });
     }
-    const p = (await call(client, 'query', { query: 'greenhouse watering schedule' })).structuredContent as { kind: string; needsInput: { fields: string[]; suggestions: Record<string, string[]> } };
-    assert.equal(p.kind, 'needsInput:v1');
-    assert.deepEqual(new Set(p.needsInput.suggestions.project_id), new Set(['garden', 'farm']));
-    assert.ok(p.needsInput.suggestions.tags!.includes('water'));
-    const narrowed = (await call(client, 'query', { query: 'greenhouse watering schedule', project_id: 'garden', limit: 50 })).structuredContent as { kind: string; items: Array<{ project_id: string }> };
+    type Entries = { kind: string; items: Array<{ project_id: string }>; hint: { matched: number; suggestions: Record<string, string[]> } | null };
+    const p = (await call(client, 'query', { query: 'greenhouse watering schedule' })).structuredContent as Entries;
+    assert.equal(p.kind, 'entries:v1');
+    assert.equal(p.items.length, 5, 'the ranked answer is given');
+    assert.ok(p.hint && p.hint.matched >= 24);
+    assert.deepEqual(new Set(p.hint.suggestions.project_id), new Set(['garden', 'farm']));
+    assert.ok(p.hint.suggestions.tags!.includes('water'));
+    const wider = (await call(client, 'query', { query: 'greenhouse watering schedule', limit: 50 })).structuredContent as Entries;
+    assert.equal(wider.hint?.matched, p.hint.matched, 'the match count does not depend on limit');
+    const narrowed = (await call(client, 'query', { query: 'greenhouse watering schedule', project_id: 'garden', limit: 50 })).structuredContent as Entries;
     assert.equal(narrowed.kind, 'entries:v1');
+    assert.equal(narrowed.hint, null);
     assert.equal(narrowed.items.length, 12);
     assert.ok(narrowed.items.every((i) => i.project_id === 'garden'));
   });

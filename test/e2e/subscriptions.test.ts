@@ -188,7 +188,7 @@ test('notifications split by change_type and bound changed_ids', () => {
 test('many sessions subscribing and closing leave no change-feed listeners behind', async () => {
   const changes = new EventEmitter();
   const sent: ServerNotification[] = [];
-  const app = { changes, db: { query: async () => [] }, logger: { child: () => ({ debug() {}, error() {}, warn() {} }), error() {} } } as unknown as App;
+  const app = { services: { changes }, db: { query: async () => [] }, logger: { child: () => ({ debug() {}, error() {}, warn() {} }), error() {} } } as unknown as App;
   for (let i = 0; i < 50; i++) {
     const mcp = createMcpServer(app, { actor: `t${i}` });
     const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();

@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { call, startServe, tempDir, toolError, useEmbeddedServer } from '../helpers/cli.js';
 
 describe('update, delete, undo/redo and history over MCP HTTP', () => {
@@ -59,11 +60,11 @@ describe('update, delete, undo/redo and history over MCP HTTP', () => {
     const unknown = await call(client, 'delete', { ids: ['01NOPE0000000000000000000X'] });
     assert.equal(toolError(unknown)?.code, 'NODE_NOT_FOUND');
 
-    // Updating a deleted entry asks which one was meant.
-    const ask = await ok('update', { id, content: 'x' });
-    assert.equal(ask.kind, 'needsInput:v1');
-    assert.deepEqual(ask.needsInput.fields, ['id']);
-    assert.ok(Array.isArray(ask.needsInput.suggestions.id));
+    // Updating a deleted entry is an error (a mutation never answers a success shape), and changes nothing.
+    const ask = await call(client, 'update', { id, content: 'x' });
+    assert.equal(ask.isError, true);
+    assert.equal(toolError(ask)?.code, 'NODE_NOT_FOUND');
+    assert.equal(toolError(ask)?.details?.deleted, true);
 
     // Undo #1 reverts the delete: back with its updated content.
     const u1 = await ok('undo', {});
@@ -133,11 +134,35 @@ describe('update, delete, undo/redo and history over MCP HTTP', () => {
     assert.equal(await entry(s.id), null);
   });
 
-  test('update of an unknown id answers needsInput with suggestions', async () => {
-    const r = await ok('update', { id: 'no-such-id', content: 'x' });
-    assert.equal(r.kind, 'needsInput:v1');
-    assert.deepEqual(r.needsInput.fields, ['id']);
-    assert.ok(r.needsInput.suggestions.id.length > 0 && r.needsInput.suggestions.id.length <= 5);
+  test('update of an unknown id is a NODE_NOT_FOUND error with close ids, and writes nothing', async () => {
+    const before = await ok('history', { limit: 1 });
+    const r = await call(client, 'update', { id: 'no-such-id', content: 'x' });
+    assert.equal(r.isError, true);
+    const err = toolError(r)!;
+    assert.equal(err.code, 'NODE_NOT_FOUND');
+    const suggestions = err.details?.suggestions as string[];
+    assert.ok(suggestions.length > 0 && suggestions.length <= 5);
+    assert.equal((await ok('history', { limit: 1 })).items[0].tx_id, before.items[0].tx_id, 'no transaction was written');
+  });
+
+  test('undo {} reverts only the calling session\'s writes; scope all reverts anyone\'s', async () => {
+    const other = new Client({ name: 'other-session', version: '1.0.0' });
+    await other.connect(new StreamableHTTPClientTransport(new URL(server.mcpUrl)));
+    try {
+      const mine = await ok('store', { content: 'Session A wrote this: the lab opens at eight.' });
+      const theirs = (await call(other, 'store', { content: 'Session B wrote this: the lab closes at six.' })).structuredContent as { id: string; tx_id: number };
+      const u = await ok('undo', {});
+      assert.deepEqual(u.reverted_tx_ids, [mine.tx_id], 'my newest write, not the other session\'s newer one');
+      assert.ok(await entry(theirs.id), 'the other session\'s memory is untouched');
+      const otherUndo = (await call(other, 'undo', {})).structuredContent as { reverted_tx_ids: number[] };
+      assert.deepEqual(otherUndo.reverted_tx_ids, [theirs.tx_id]);
+      const redoMine = await ok('undo', { redo: true });
+      assert.deepEqual(redoMine.reverted_tx_ids, [u.tx_id], 'redo is scoped to my undos too');
+      const all = await ok('undo', { scope: 'all' });
+      assert.deepEqual(all.reverted_tx_ids, [redoMine.tx_id], 'scope all takes the newest transaction of anyone');
+    } finally {
+      await other.close();
+    }
   });
 
   test('push, an in-place update by push, and relate are undone and redone like any other write', async () => {

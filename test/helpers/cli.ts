@@ -23,6 +23,8 @@ export function childEnv(extra: Record<string, string | undefined> = {}): Record
   for (const [k, v] of Object.entries(process.env)) if (v !== undefined && k !== 'DATABASE_URL' && k !== 'REDIS_URL') env[k] = v;
   for (const [k, v] of Object.entries(extra)) if (v !== undefined) env[k] = v;
   env.LOG_LEVEL ??= 'warn';
+  // Suites exercise every tool; the toolset listing itself is tested with the default (empty).
+  env.CONTEXT_GRAPH_TOOLSETS ??= 'all';
   return env;
 }
 

@@ -151,8 +151,7 @@ for (const [driver, open] of harnesses) {
       assert.equal(await count('edges'), edges);
       assert.equal(await count('transactions'), txs);
 
-      await rejectsWith(graph.relate([{ subject: 'x', predicate: 'y', object: 'z', valid_from: '2026-02-01', valid_to: '2026-01-01' }]), 'INVALID_PARAMS');
-      await rejectsWith(graph.relate([{ subject: 'x', predicate: 'y', object: 'z', valid_from: 'not a date' }]), 'INVALID_PARAMS');
+      await rejectsWith(graph.relate([{ subject: 'x', predicate: 'y', object: 'z', valid_from: new Date('2026-02-01'), valid_to: new Date('2026-01-01') }]), 'INVALID_PARAMS');
       await rejectsWith(graph.relate(Array.from({ length: 101 }, (_, i) => ({ subject: `s${i}`, predicate: 'p', object: 'o' }))), 'INVALID_PARAMS');
       assert.equal(await count('nodes'), nodes);
     });
@@ -229,8 +228,8 @@ for (const [driver, open] of harnesses) {
     test('valid_at keeps only facts whose interval contains the instant', async () => {
       await graph.relate(
         [
-          { subject: 'Bob', predicate: 'works_at', object: 'Acme', valid_from: '2020-01-01', valid_to: '2023-01-01' },
-          { subject: 'Bob', predicate: 'works_at', object: 'Globex', valid_from: '2023-01-01' },
+          { subject: 'Bob', predicate: 'works_at', object: 'Acme', valid_from: new Date('2020-01-01'), valid_to: new Date('2023-01-01') },
+          { subject: 'Bob', predicate: 'works_at', object: 'Globex', valid_from: new Date('2023-01-01') },
           { subject: 'Bob', predicate: 'lives_in', object: 'Paris' },
         ].map((t) => ({ ...t, project_id: 'time' })),
       );

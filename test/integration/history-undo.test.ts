@@ -127,7 +127,7 @@ for (const [driver, open] of drivers) {
       const s = await store('The rollback window is five minutes.');
       const v1 = await nodeImage(s.node.id);
       queue.embedded.length = 0;
-      const up = await entries.update({ id: s.node.id, content: 'The rollback window is ten minutes.', tags: ['ops'], valid_from: '2026-01-01T00:00:00Z' });
+      const up = await entries.update({ id: s.node.id, content: 'The rollback window is ten minutes.', tags: ['ops'], valid_from: new Date('2026-01-01T00:00:00Z') });
       assert.equal(up.node.version, 2);
       assert.equal(up.superseded, null);
       assert.deepEqual(queue.embedded, [s.node.nid], 'content change re-embeds');
@@ -318,7 +318,7 @@ for (const [driver, open] of drivers) {
       assert.ok(onlyUpdates.items.length > 0 && onlyUpdates.items.every((i) => i.op === 'update'));
       const byEntity = await history.list({ limit: 100, entityId: store1.changes[0]!.entity_id });
       assert.deepEqual(byEntity.items.map((i) => i.tx_id), [store1.tx_id]);
-      const future = await history.list({ limit: 10, since: new Date(Date.now() + 3_600_000).toISOString() });
+      const future = await history.list({ limit: 10, since: new Date(Date.now() + 3_600_000) });
       assert.equal(future.items.length, 0);
       assert.equal(future.next_cursor, null);
       await assert.rejects(history.list({ limit: 5, cursor: 'garbage' }), { code: 'INVALID_PARAMS' });

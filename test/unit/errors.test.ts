@@ -4,8 +4,8 @@ import * as z from 'zod';
 import { AppError, ERROR_REGISTRY } from '../../src/errors.js';
 import { QueueUnavailableError } from '../../src/jobs/bullmq.js';
 import { createLogger } from '../../src/log.js';
-import { toErrorPayload } from '../../src/mcp/errors.js';
-import { toolErrorSchema } from '../../src/mcp/payloads.js';
+import { toErrorPayload } from '../../src/errors.js';
+import { toolErrorSchema } from '../../src/tools/kit/payloads.js';
 import { translateDbError } from '../../src/store/errors.js';
 
 const logger = createLogger('silent');
@@ -15,7 +15,7 @@ test('the registry pins its codes: numeric codes are unique and seed 001 §5 cod
   assert.equal(new Set(rpc).size, rpc.length);
   assert.equal(ERROR_REGISTRY.INVALID_PARAMS.rpcCode, -32002);
   assert.equal(ERROR_REGISTRY.NODE_NOT_FOUND.rpcCode, -32012);
-  assert.deepEqual(Object.keys(ERROR_REGISTRY).sort(), ['BUSY', 'CONFLICT', 'DB_UNAVAILABLE', 'INTERNAL', 'INVALID_PARAMS', 'NODE_NOT_FOUND', 'QUEUE_UNAVAILABLE', 'UNKNOWN_TOOL']);
+  assert.deepEqual(Object.keys(ERROR_REGISTRY).sort(), ['BUSY', 'CONFLICT', 'DB_UNAVAILABLE', 'INTERNAL', 'INVALID_PARAMS', 'NODE_NOT_FOUND', 'QUEUE_UNAVAILABLE', 'TOOLSET_DISABLED', 'UNKNOWN_TOOL']);
 });
 
 test('dependency failures map to retryable registry errors without internals', () => {

@@ -5,7 +5,7 @@ import { test } from 'node:test';
 import { listSurface, REFERENCE_BEGIN, REFERENCE_END, renderReference } from '../../src/mcp/docs.js';
 import { ERROR_REGISTRY } from '../../src/errors.js';
 import { packageRoot } from '../../src/paths.js';
-import { callSchema, normalizeArgs } from '../../src/mcp/input.js';
+import { callSchema, normalizeArgs } from '../../src/tools/kit/input.js';
 import { ALL_TOOLS } from '../../src/tools/index.js';
 import type * as z from 'zod';
 

@@ -1,7 +1,6 @@
 import * as z from 'zod';
 import { AppError } from '../../errors.js';
-import { defineTool } from '../../mcp/tool.js';
-import { entriesFor } from '../../services/entries.js';
+import { defineTool, DESTRUCTIVE } from '../kit/define.js';
 
 const idField = z.string().trim().min(1).max(128);
 
@@ -21,12 +20,11 @@ const output = z.object({
 export const deleteTool = defineTool({
   name: 'delete',
   title: 'Delete memories',
-  toolset: 'memory',
   description: `Soft-delete entries (and the relations touching them) in one transaction: they disappear from queries and their vectors are withdrawn, but the transaction log keeps them and \`undo\` brings them back.
 When to use: a memory is wrong, duplicated or must be forgotten. Prefer \`update\` with supersedes for facts that merely changed.
 Example: {"id": "01J9Z3K6Q4M8W2X5Y7R1T0V3AB"}
 Advanced: {"ids": ["01J9Z3K6Q4M8W2X5Y7R1T0V3AB", "01J9Z3K7B2C4D6E8F0G1H3J5KM"], "rationale": "duplicates of the deployment runbook entry"}`,
-  annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: false },
+  annotations: DESTRUCTIVE,
   input,
   output,
   async handler(args, ctx) {
@@ -37,12 +35,12 @@ Advanced: {"ids": ["01J9Z3K6Q4M8W2X5Y7R1T0V3AB", "01J9Z3K7B2C4D6E8F0G1H3J5KM"], 
     if (new Set(ids).size > 100) {
       throw new AppError('INVALID_PARAMS', 'Invalid arguments for delete: at most 100 ids at once.', { issues: [{ path: 'ids', message: 'at most 100 ids', maximum: 100 }] });
     }
-    const r = await entriesFor(ctx.app).delete({ ids, rationale: args.rationale ?? null }, ctx.actor);
+    const r = await ctx.services.entries.delete({ ids, rationale: args.rationale ?? null }, ctx.actor);
     return { kind: 'deleted:v1' as const, tx_id: r.txId, ids: r.ids, edges_deleted: r.edgesDeleted };
   },
   render(r) {
     const list = r.ids.map((id) => `\`${id}\``).join(', ');
     return `Deleted ${r.ids.length} entr${r.ids.length === 1 ? 'y' : 'ies'} (${list})${r.edges_deleted ? ` and ${r.edges_deleted} relation${r.edges_deleted === 1 ? '' : 's'}` : ''} in transaction ${r.tx_id}. \`undo\` brings ${r.ids.length === 1 ? 'it' : 'them'} back.`;
   },
-  resourceUri: () => `knowledge://history/transactions`,
+  resourceLinks: () => ['knowledge://history/transactions'],
 });

@@ -1,10 +1,11 @@
 import * as z from 'zod';
-import { markersFor, quoteMemory, renderCards } from '../../mcp/markdown.js';
-import { contractMarkersSchema, needsInput } from '../../mcp/payloads.js';
-import { defineTool } from '../../mcp/tool.js';
-import { graphService, MAX_ENTITY_NAME, MAX_PREDICATE } from '../../services/graph.js';
-import { projectIdField } from '../memory/schemas.js';
-import { edgeTypeField, inlineName, instantField, tripleOutput } from './relate.js';
+import { markersFor, quoteMemory, renderCards } from '../kit/markdown.js';
+import { contractMarkersSchema, needsInput } from '../kit/payloads.js';
+import { aliased } from '../kit/aliases.js';
+import { defineTool, READ_ONLY } from '../kit/define.js';
+import { MAX_ENTITY_NAME, MAX_PREDICATE } from '../../services/graph.js';
+import { instant, projectIdField } from '../kit/fields.js';
+import { edgeTypeField, inlineName, tripleOutput } from './relate.js';
 
 const SNIPPET = 280;
 
@@ -14,10 +15,10 @@ const input = z.strictObject({
   direction: z.enum(['out', 'in', 'both']).default('both').describe('Follow outgoing (subject→object), incoming, or both.'),
   predicates: z.array(z.string().trim().min(1).max(MAX_PREDICATE)).max(32).optional().describe('Only these predicates (case-insensitive).'),
   edge_types: z.array(edgeTypeField).max(5).optional().describe('Only these edge types.'),
-  limit: z.number().int().min(1).max(200).default(50).describe('Most triples to return, 1..200.'),
-  project_id: projectIdField.default('default').describe('Project an entity name is looked up in.'),
+  limit: aliased(z.number().int().min(1).max(200).default(50).describe('Most triples to return, 1..200.'), 'k'),
+  project_id: aliased(projectIdField.default('default').describe('Project an entity name is looked up in.'), 'project'),
   as_of_tx_id: z.number().int().min(0).optional().describe('Read the graph as it stood after this transaction.'),
-  valid_at: instantField.optional().describe('Only facts whose validity interval contains this instant (ISO 8601).'),
+  valid_at: instant().optional().describe('Only facts whose validity interval contains this instant (ISO 8601).'),
 });
 
 const output = z.object({
@@ -47,17 +48,16 @@ const output = z.object({
 export const queryGraphTool = defineTool({
   name: 'query_graph',
   title: 'Explore the graph around a node',
-  toolset: 'graph',
   description: `Walk the triples around an entry or named entity, breadth first up to 3 hops (cycle-safe), optionally filtered by predicate, edge type, direction and the instant the facts must hold at; or as the graph stood after an earlier transaction.
 When to use: to see what an entity or entry is connected to (dependencies, owners, causes) before answering or changing it.
 Example: {"node": "payments-service"}
 Advanced: {"node": "payments-service", "depth": 2, "direction": "out", "predicates": ["depends_on"], "edge_types": ["Causal", "Relational"], "valid_at": "2026-03-01", "as_of_tx_id": 42}`,
-  annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
+  annotations: READ_ONLY,
   input,
   output,
   mayNeedInput: true,
   async handler(args, ctx) {
-    const r = await graphService(ctx.app).neighborhood({
+    const r = await ctx.services.graph.neighborhood({
       node: args.node,
       projectId: args.project_id,
       depth: args.depth,
@@ -112,5 +112,5 @@ Advanced: {"node": "payments-service", "depth": 2, "direction": "out", "predicat
       (t.valid_from || t.valid_to ? ` · valid ${t.valid_from ?? '…'} – ${t.valid_to ?? '…'}` : ''),
     );
   },
-  resourceUri: () => `knowledge://graph/triples`,
+  resourceLinks: () => ['knowledge://graph/triples'],
 });

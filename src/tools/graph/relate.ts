@@ -1,18 +1,11 @@
 import * as z from 'zod';
-import { markersFor, renderCards } from '../../mcp/markdown.js';
-import { contractMarkersSchema } from '../../mcp/payloads.js';
-import { defineTool } from '../../mcp/tool.js';
+import { markersFor, renderCards } from '../kit/markdown.js';
+import { contractMarkersSchema } from '../kit/payloads.js';
+import { defineTool, IDEMPOTENT_WRITE } from '../kit/define.js';
 import { AppError } from '../../errors.js';
-import { EDGE_TYPES, graphService, MAX_ENTITY_NAME, MAX_PREDICATE, MAX_RELATE_BATCH, type RelateInput } from '../../services/graph.js';
-import { projectIdField, unitInterval } from '../memory/schemas.js';
-
-/** An ISO 8601 date or timestamp (checked by parsing; `format` is reserved for the output format). */
-export const instantField = z
-  .string()
-  .trim()
-  .min(1)
-  .max(64)
-  .refine((s) => !Number.isNaN(Date.parse(s)), 'must be an ISO 8601 date or timestamp, e.g. 2026-01-31 or 2026-01-31T12:00:00Z');
+import { aliased } from '../kit/aliases.js';
+import { EDGE_TYPES , MAX_ENTITY_NAME, MAX_PREDICATE, MAX_RELATE_BATCH, type RelateInput } from '../../services/graph.js';
+import { instant, projectIdField, unitInterval } from '../kit/fields.js';
 
 const nodeRef = z.string().trim().min(1).max(MAX_ENTITY_NAME);
 const predicateField = z.string().trim().min(1).max(MAX_PREDICATE);
@@ -25,8 +18,8 @@ const tripleFields = {
   edge_type: edgeTypeField.optional().describe('Semantic | Temporal | Causal | Hierarchical | Relational (default).'),
   weight: unitInterval.optional().describe('Strength 0..1, default 1.'),
   confidence: unitInterval.optional().describe('0..1, default 1.'),
-  valid_from: instantField.optional().describe('When the fact starts to hold (ISO 8601); open when omitted.'),
-  valid_to: instantField.optional().describe('When the fact stops holding (ISO 8601, exclusive); open when omitted.'),
+  valid_from: instant().optional().describe('When the fact starts to hold (ISO 8601); open when omitted.'),
+  valid_to: instant().optional().describe('When the fact stops holding (ISO 8601, exclusive); open when omitted.'),
 };
 
 const tripleInput = z.strictObject({
@@ -43,7 +36,7 @@ const input = z.strictObject({
   confidence: tripleFields.confidence,
   valid_from: tripleFields.valid_from,
   valid_to: tripleFields.valid_to,
-  project_id: projectIdField.default('default').describe('Project (namespace) named entities live in.'),
+  project_id: aliased(projectIdField.default('default').describe('Project (namespace) named entities live in.'), 'project'),
   triples: z.array(tripleInput).min(1).max(MAX_RELATE_BATCH).optional().describe(`A batch of up to ${MAX_RELATE_BATCH} triples, written all or nothing; instead of subject/predicate/object.`),
 });
 
@@ -80,12 +73,11 @@ export function inlineName(name: string): string {
 export const relateTool = defineTool({
   name: 'relate',
   title: 'Relate entries and entities',
-  toolset: 'graph',
   description: `Record subject–predicate–object triples (graph edges) between entries (by id) or named entities (by name; created on first use). One triple or a batch; each call is one transaction, all or nothing. An existing live triple is returned with created=false instead of being duplicated.
 When to use: to connect facts ("service A depends on service B", "this decision caused that incident"), with valid_from/valid_to when the fact only holds for a while.
 Example: {"subject": "payments-service", "predicate": "depends_on", "object": "postgres"}
 Advanced: {"triples": [{"subject": "01J9Z8X7W6V5T4S3R2Q1P0N9M8", "predicate": "caused", "object": "incident-42", "edge_type": "Causal", "weight": 0.8}, {"subject": "alice", "predicate": "owns", "object": "payments-service", "valid_from": "2026-01-01"}], "project_id": "team-x"}`,
-  annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: false },
+  annotations: IDEMPOTENT_WRITE,
   input,
   output,
   async handler(args, ctx) {
@@ -104,7 +96,7 @@ Advanced: {"triples": [{"subject": "01J9Z8X7W6V5T4S3R2Q1P0N9M8", "predicate": "c
       const { triples: _none, ...single } = args;
       triples = [{ ...single, subject: args.subject!, predicate: args.predicate!, object: args.object! }];
     }
-    const r = await graphService(ctx.app).relate(triples, ctx.actor);
+    const r = await ctx.services.graph.relate(triples, ctx.actor);
     return {
       kind: 'triples:v1' as const,
       tx_id: r.txId,
@@ -127,5 +119,5 @@ Advanced: {"triples": [{"subject": "01J9Z8X7W6V5T4S3R2Q1P0N9M8", "predicate": "c
       (t.created ? '' : ' · existing'),
     );
   },
-  resourceUri: () => `knowledge://graph/triples`,
+  resourceLinks: () => ['knowledge://graph/triples'],
 });

@@ -1,16 +1,14 @@
 import * as z from 'zod';
-import { markersFor, renderCards } from '../../mcp/markdown.js';
-import { contractMarkersSchema } from '../../mcp/payloads.js';
-import { defineTool } from '../../mcp/tool.js';
-import { historyFor } from '../../services/history.js';
-
-const timestamp = z.string().trim().max(64);
+import { markersFor, renderCards } from '../kit/markdown.js';
+import { contractMarkersSchema } from '../kit/payloads.js';
+import { defineTool, READ_ONLY } from '../kit/define.js';
+import { instant } from '../kit/fields.js';
 
 const input = z.strictObject({
   entity_id: z.string().trim().min(1).max(128).optional().describe('Only transactions that touched this entry or relation id.'),
   op: z.string().trim().min(1).max(64).optional().describe('Only this operation: store, update, supersede, delete, undo, redo, relate...'),
-  since: timestamp.optional().describe('ISO 8601: only transactions at or after this time.'),
-  until: timestamp.optional().describe('ISO 8601: only transactions at or before this time.'),
+  since: instant().optional().describe('ISO 8601: only transactions at or after this time.'),
+  until: instant().optional().describe('ISO 8601: only transactions at or before this time.'),
   limit: z.number().int().min(1).max(100).default(20).describe('Page size, 1..100.'),
   cursor: z.string().max(512).optional().describe('next_cursor of the previous page.'),
 });
@@ -40,16 +38,15 @@ const output = z.object({
 export const historyTool = defineTool({
   name: 'history',
   title: 'Transaction history',
-  toolset: 'history',
   description: `List transactions, newest first: what changed (entries and relations, created/updated/deleted/restored), by whom, why, and whether it was reverted. Paged with an opaque cursor that stays correct while writes happen.
 When to use: to audit changes, find a tx_id to undo, or see how one entry evolved.
 Example: {"limit": 10}
 Advanced: {"entity_id": "01J9Z3K6Q4M8W2X5Y7R1T0V3AB", "op": "update", "since": "2026-03-01T00:00:00Z", "limit": 50}`,
-  annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
+  annotations: READ_ONLY,
   input,
   output,
   async handler(args, ctx) {
-    const page = await historyFor(ctx.app).list({
+    const page = await ctx.services.history.list({
       entityId: args.entity_id,
       op: args.op,
       since: args.since,
@@ -69,5 +66,5 @@ Advanced: {"entity_id": "01J9Z3K6Q4M8W2X5Y7R1T0V3AB", "op": "update", "since": "
       return `${head}${why}\n${changes}${more}`;
     });
   },
-  resourceUri: () => `knowledge://history/transactions`,
+  resourceLinks: () => ['knowledge://history/transactions'],
 });

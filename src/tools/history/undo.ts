@@ -1,12 +1,12 @@
 import * as z from 'zod';
 import { AppError } from '../../errors.js';
-import { defineTool } from '../../mcp/tool.js';
-import { historyFor } from '../../services/history.js';
+import { defineTool, DESTRUCTIVE } from '../kit/define.js';
 
 const input = z.strictObject({
   steps: z.number().int().min(1).max(50).optional().describe('How many transactions to revert, newest first (1..50, default 1). Not with tx_id.'),
   tx_id: z.number().int().min(1).optional().describe('Revert exactly this transaction instead (an undo transaction is thereby redone). Not with steps or redo.'),
   redo: z.boolean().default(false).describe('true: re-apply the most recently undone transactions instead of undoing.'),
+  scope: z.enum(['session', 'all']).default('session').describe('session (default): only this session\'s transactions; all: anyone\'s.'),
   rationale: z.string().trim().max(1_000).optional().describe('Why, recorded in the history.'),
 });
 
@@ -27,13 +27,12 @@ const output = z.object({
 export const undoTool = defineTool({
   name: 'undo',
   title: 'Undo or redo transactions',
-  toolset: 'history',
-  description: `Revert the newest transactions (store, update, delete, relate...), atomically: every entity they touched goes back to its state before them, in ONE new transaction that is itself in the history.
-Model: the undo stack is every transaction not yet reverted except undo transactions; {"steps": N} reverts the newest N of them (op "undo"). {"redo": true, "steps": N} reverts the newest N undo transactions not yet reverted, re-applying what they undid (op "redo"); a redo is an ordinary transaction again, so a later undo undoes it. {"tx_id": T} reverts exactly transaction T (redoing it when T is an undo). If a transaction outside the set changed one of those entities later (and that change is still in effect), nothing is changed and the error CONFLICT names that transaction.
-When to use: a write was a mistake (wrong content, wrong delete), or to step back and forth through recent changes. Use \`history\` to see transaction ids.
+  description: `Revert the newest transactions (store, update, delete, relate...) atomically, in ONE new transaction that is itself in the history. By default only this session's own writes are undone; {"scope": "all"} undoes anyone's.
+Model: {"steps": N} reverts the newest N transactions not yet reverted; {"redo": true} re-applies the newest undos; {"tx_id": T} reverts exactly T. If a later change still in effect touched the same entities, nothing changes and CONFLICT names it.
+When to use: a write was a mistake (wrong content, wrong delete). \`history\` lists transaction ids.
 Example: {}
-Advanced: {"steps": 3, "rationale": "the import wrote into the wrong project"} Â· {"redo": true} Â· {"tx_id": 42}`,
-  annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: false },
+Advanced: {"steps": 3, "scope": "all", "rationale": "the import wrote into the wrong project"}`,
+  annotations: DESTRUCTIVE,
   input,
   output,
   async handler(args, ctx) {
@@ -42,7 +41,7 @@ Advanced: {"steps": 3, "rationale": "the import wrote into the wrong project"} Â
         issues: [{ path: 'tx_id', message: 'give either tx_id, or steps (and redo)' }],
       });
     }
-    const r = await historyFor(ctx.app).undo({ steps: args.steps ?? 1, redo: args.redo, txId: args.tx_id, rationale: args.rationale ?? null }, ctx.actor);
+    const r = await ctx.services.history.undo({ steps: args.steps ?? 1, redo: args.redo, txId: args.tx_id, rationale: args.rationale ?? null, onlyActor: args.scope === 'all' ? null : ctx.actor }, ctx.actor);
     return { kind: 'undone:v1' as const, tx_id: r.txId, op: r.op, reverted_tx_ids: r.revertedTxIds, entities: r.entities };
   },
   render(r) {
@@ -54,5 +53,5 @@ Advanced: {"steps": 3, "rationale": "the import wrote into the wrong project"} Â
     const more = r.entities.length > 20 ? `\n- â€¦and ${r.entities.length - 20} more` : '';
     return `${verb} transaction${r.reverted_tx_ids.length === 1 ? '' : 's'} ${r.reverted_tx_ids.join(', ')} in transaction ${r.tx_id} (${r.op === 'redo' ? 'undo' : 'undo with {"redo": true}'} reverses it).\n\n${list}${more}`;
   },
-  resourceUri: () => `knowledge://history/transactions`,
+  resourceLinks: () => ['knowledge://history/transactions'],
 });

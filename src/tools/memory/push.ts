@@ -1,11 +1,13 @@
 import * as z from 'zod';
-import { defineTool } from '../../mcp/tool.js';
-import { memoryTypeField, projectIdField, tagsField } from './schemas.js';
+import { entryLinks } from '../kit/entry.js';
+import { aliased } from '../kit/aliases.js';
+import { defineTool, IDEMPOTENT_WRITE } from '../kit/define.js';
+import { memoryTypeField, projectIdField, tagsField } from '../kit/fields.js';
 
 const input = z.strictObject({
-  text: z.string().min(1, 'must not be empty').max(2_000_000, 'must be at most 2,000,000 characters').describe('The document to index; it is split into chunks. Alias: content.'),
-  project_id: projectIdField.default('default').describe('Project the chunks belong to (reported as `collection`). Alias: project.'),
-  memory_type: memoryTypeField.default('semantic'),
+  text: aliased(z.string().min(1, 'must not be empty').max(2_000_000, 'must be at most 2,000,000 characters').describe('The document to index; it is split into chunks.'), 'content'),
+  project_id: aliased(projectIdField.default('default').describe('Project the chunks belong to (reported as `collection`).'), 'project'),
+  memory_type: aliased(memoryTypeField.default('semantic'), 'type'),
   tags: tagsField.default([]).describe('Tags for every chunk (a single string is accepted).'),
   source_uri: z.string().min(1).max(2_048).optional().describe('Where the document lives; re-pushing the same source replaces changed chunks in place.'),
   topic: z.string().trim().min(1).max(256).optional(),
@@ -29,16 +31,15 @@ const output = z.object({
 export const pushTool = defineTool({
   name: 'push',
   title: 'Push a document',
-  toolset: 'memory',
   description: `Index a long text: it is split into token-bounded chunks, each hashed; chunks already stored in the project are skipped, so pushing the same text twice changes nothing. Reports chunksIndexed, inserted, updated, skippedDuplicates.
 When to use: to ingest notes, docs or transcripts; use \`store\` for a single fact. Embedding runs in the background (progress notifications when requested).
 Example: {"text": "Our deploy process. Step one: …", "source_uri": "file://docs/deploy.md"}
 Advanced: {"text": "…", "project_id": "payments", "memory_type": "procedural", "tags": ["runbook"], "source_uri": "https://wiki/runbooks/payments", "chunk_size": 128}`,
-  annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: false },
+  annotations: IDEMPOTENT_WRITE,
   input,
   output,
   async handler(args, ctx) {
-    const r = await ctx.app.ingest.push(args, ctx.actor, (done, total) => ctx.progress(done, total, 'embedding chunks'));
+    const r = await ctx.services.ingest.push(args, ctx.actor, (done, total) => ctx.progress(done, total, 'embedding chunks'));
     return {
       kind: 'push:v1' as const,
       status: 'ok' as const,
@@ -56,5 +57,5 @@ Advanced: {"text": "…", "project_id": "payments", "memory_type": "procedural",
   render(r) {
     return `Pushed ${r.chunksIndexed} chunk${r.chunksIndexed === 1 ? '' : 's'} (≤ ${r.chunkSize} tokens) to \`${r.collection}\`: ${r.inserted} inserted, ${r.updated} updated, ${r.skippedDuplicates} skipped as duplicates${r.tx_id ? ` (transaction ${r.tx_id})` : ''}.${r.embedding.searchable ? '' : ' Vector search picks the new chunks up when embedding finishes.'}`;
   },
-  resourceUri: (args) => `knowledge://entries?project_id=${encodeURIComponent(args.project_id)}`,
+  resourceLinks: (_args, r) => entryLinks([...r.ids.inserted, ...r.ids.updated].map((id) => ({ id }))),
 });

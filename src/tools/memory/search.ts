@@ -1,20 +1,21 @@
 import * as z from 'zod';
-import { markersFor, quoteMemory, renderCards } from '../../mcp/markdown.js';
-import { contractMarkersSchema, needsInput } from '../../mcp/payloads.js';
-import { defineTool } from '../../mcp/tool.js';
-import { entriesUri } from './entry.js';
-import { limitField, memoryTypeField, projectIdField, queryTextField, scoreThresholdField, tagsField, timeRangeField, toFilters, usedFiltersSchema } from './schemas.js';
+import { markersFor, quoteMemory, renderCards } from '../kit/markdown.js';
+import { contractMarkersSchema, needsInput } from '../kit/payloads.js';
+import { aliased } from '../kit/aliases.js';
+import { defineTool, READ_ONLY } from '../kit/define.js';
+import { entryLinks } from '../kit/entry.js';
+import { limitField, memoryTypeField, projectIdField, queryTextField, scoreThresholdField, tagsField, timeRangeField, toFilters, usedFiltersSchema } from '../kit/fields.js';
 
 /** The context string stays prompt-sized whatever the hits' lengths. */
 export const CONTEXT_BUDGET_CHARS = 6_000;
 
 const input = z.strictObject({
-  query_text: queryTextField.describe('What to look for. Alias: query.'),
-  project_id: projectIdField.optional().describe('Only this project. Alias: project.'),
-  memory_type: memoryTypeField.optional().describe('Only this type. Alias: type.'),
-  tags: tagsField.optional().describe('Contains-any: hits carry at least one of these tags (a single string is accepted).'),
+  query_text: aliased(queryTextField.describe('What to look for.'), 'query'),
+  project_id: aliased(projectIdField.optional().describe('Only this project.'), 'project'),
+  memory_type: aliased(memoryTypeField.optional().describe('Only this type.'), 'type'),
+  tags: tagsField.optional().describe('Hits carry at least one of these tags.'),
   time_range: timeRangeField.optional(),
-  limit: limitField.describe('How many hits, 1..50 (default 5). Alias: k.'),
+  limit: aliased(limitField, 'k'),
   score_threshold: scoreThresholdField,
 });
 
@@ -57,27 +58,26 @@ export function buildContext(hits: readonly Hit[], budget = CONTEXT_BUDGET_CHARS
 export const searchTool = defineTool({
   name: 'search',
   title: 'Search with context',
-  toolset: 'memory',
   description: `Retrieve memories with filters and get a prompt-ready \`context\` string that cites each memory inline as [id].
 When to use: to ground an answer in what was stored; paste \`context\` into your reasoning and cite the [id]s.
 Filters: project_id, memory_type, tags (contains-any), time_range; hits below score_threshold (default 0.25) are dropped.
 Example: {"query_text": "database backup schedule"}
 Advanced: {"query_text": "what did Alice decide about retries", "project_id": "payments", "memory_type": "episodic", "tags": ["decision", "retries"], "time_range": {"start": "2026-11-01T00:00:00Z", "end": "2026-11-08T00:00:00Z"}, "limit": 10, "score_threshold": 0.3}`,
-  annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
+  annotations: READ_ONLY,
   input,
   output,
   mayNeedInput: true,
   async handler(args, ctx) {
     const text = args.query_text.trim();
     if (!text) {
-      const topics = await ctx.app.reads.recentTopics();
+      const topics = await ctx.services.reads.recentTopics();
       return needsInput({
         message: 'What should I search for?',
         needsInput: { fields: ['query_text'], reason: 'A query is required to search.', suggestions: { query_text: topics } },
       });
     }
     const { service, used } = toFilters(args);
-    const { hits } = await ctx.app.search.hybrid({ text, limit: args.limit, scoreThreshold: args.score_threshold, ...service });
+    const { hits } = await ctx.services.search.hybrid({ text, limit: args.limit, scoreThreshold: args.score_threshold, ...service });
     const out: Hit[] = hits.map((h) => ({
       id: h.node.id,
       score: h.score,
@@ -102,5 +102,5 @@ Advanced: {"query_text": "what did Alice decide about retries", "project_id": "p
     const heading = r.hits.length === 0 ? 'No memories above the score threshold.' : `${r.hits.length} memor${r.hits.length === 1 ? 'y' : 'ies'}; cite them by [id].`;
     return renderCards('hit', heading, r.hits, (h) => `**[${h.id}]** score ${h.score.toFixed(3)} · ${h.project_id} · ${h.memory_type}${h.tags.length ? ` · ${h.tags.join(', ')}` : ''}\n${quoteMemory(h.text)}`);
   },
-  resourceUri: (args) => entriesUri(args),
+  resourceLinks: (_args, r) => entryLinks(r.hits),
 });

@@ -1,19 +1,21 @@
 import * as z from 'zod';
-import { defineTool } from '../../mcp/tool.js';
-import { contentField, isoDate, memoryTypeField, projectIdField, tagsField, unitInterval } from './schemas.js';
+import { entryUri } from '../kit/entry.js';
+import { aliased } from '../kit/aliases.js';
+import { defineTool, WRITE } from '../kit/define.js';
+import { instant, contentField, isoDate, memoryTypeField, projectIdField, tagsField, unitInterval } from '../kit/fields.js';
 
 const input = z.strictObject({
-  content: contentField.describe('The memory itself: one fact, decision, preference or observation.'),
+  content: aliased(contentField.describe('The memory itself: one fact, decision, preference or observation.'), 'text'),
   topic: z.string().trim().min(1).max(256).optional().describe('A short subject line; searched with extra weight.'),
   tags: tagsField.optional().describe('Labels for filtering, e.g. ["deploy", "backend"].'),
-  project_id: projectIdField.default('default').describe('Project (namespace) the memory belongs to.'),
-  memory_type: memoryTypeField.default('semantic').describe('episodic (an event), semantic (a fact), procedural (how to).'),
+  project_id: aliased(projectIdField.default('default').describe('Project (namespace) the memory belongs to.'), 'project'),
+  memory_type: aliased(memoryTypeField.default('semantic').describe('episodic (an event), semantic (a fact), procedural (how to).'), 'type'),
   importance: unitInterval.optional().describe('0..1, default 0.5.'),
   confidence: unitInterval.optional().describe('0..1, default 1.'),
   source_uri: z.string().max(2_048).optional().describe('Where the memory came from (URL, file, conversation id).'),
-  valid_from: z.iso.datetime({ offset: true }).optional().describe('When the fact starts to hold (ISO 8601); recording time is kept apart.'),
-  valid_to: z.iso.datetime({ offset: true }).optional().describe('When the fact stops holding (ISO 8601).'),
-}).refine((a) => !a.valid_from || !a.valid_to || new Date(a.valid_from) <= new Date(a.valid_to), { message: 'valid_from must not be after valid_to', path: ['valid_to'] });
+  valid_from: instant().optional().describe('When the fact starts to hold; recording time is kept apart.'),
+  valid_to: instant().optional().describe('When the fact stops holding.'),
+}).refine((a) => !a.valid_from || !a.valid_to || a.valid_from.getTime() <= a.valid_to.getTime(), { message: 'valid_from must not be after valid_to', path: ['valid_to'] });
 
 const output = z.object({
   kind: z.literal('stored:v1'),
@@ -33,17 +35,16 @@ const output = z.object({
 export const storeTool = defineTool({
   name: 'store',
   title: 'Store a memory',
-  toolset: 'memory',
   description: `Save one memory (fact, decision, preference, event or procedure) durably; every store is a logged transaction.
 When to use: whenever the conversation produces something worth knowing later. Store one idea per call with a topic and tags.
 Example: {"content": "Deploys use blue-green with a 5 minute rollback window.", "topic": "deployment", "tags": ["ops"]}
 Advanced: {"content": "Alice prefers async stand-ups on Mondays.", "memory_type": "episodic", "project_id": "team-x", "importance": 0.8, "source_uri": "slack://C123/p456"}`,
-  annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
+  annotations: WRITE,
   input,
   output,
   async handler(args, ctx) {
-    const r = await ctx.app.memory.store(
-      { ...args, valid_from: args.valid_from ? new Date(args.valid_from) : undefined, valid_to: args.valid_to ? new Date(args.valid_to) : undefined },
+    const r = await ctx.services.memory.store(
+      args,
       ctx.actor,
     );
     return {
@@ -65,5 +66,5 @@ Advanced: {"content": "Alice prefers async stand-ups on Mondays.", "memory_type"
       : '';
     return `Stored memory \`${r.id}\` in project \`${r.project_id}\` (transaction ${r.tx_id}).${r.searchable ? '' : ' Vector search picks it up shortly; keyword search finds it now.'}${dupes}`;
   },
-  resourceUri: (_args, r) => `knowledge://entries/${r.id}`,
+  resourceLinks: (_args, r) => [entryUri(r.id)],
 });

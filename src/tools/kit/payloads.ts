@@ -1,5 +1,5 @@
 import * as z from 'zod';
-import { ERROR_REGISTRY, type ErrorCode } from '../errors.js';
+import { ERROR_REGISTRY, type ErrorCode } from '../../errors.js';
 
 /** seed 003 §3: what a tool answers when it cannot go on without more input. */
 export const needsInputSchema = z.object({
@@ -41,4 +41,12 @@ export function needsInput(p: Omit<NeedsInputPayload, 'kind' | 'type'>): NeedsIn
 
 export function isNeedsInput(x: unknown): x is NeedsInputPayload {
   return typeof x === 'object' && x !== null && (x as { kind?: unknown }).kind === 'needsInput:v1';
+}
+
+export function renderNeedsInput(p: NeedsInputPayload): string {
+  const lines = ['<!-- kind:needs-input:v1 -->', '## Input needed', '', p.message, '', `_${p.needsInput.reason}_`];
+  for (const [field, values] of Object.entries(p.needsInput.suggestions ?? {})) {
+    if (values.length) lines.push('', `**${field}**: ${values.map((v) => `\`${v}\``).join(', ')}`);
+  }
+  return lines.join('\n');
 }

@@ -1,6 +1,6 @@
 import * as z from 'zod';
 import type { NodeRecord } from '../../services/reads.js';
-import { isoDate, memoryTypeField } from './schemas.js';
+import { isoDate, memoryTypeField } from './fields.js';
 
 /** An entry as tools and resources show it. */
 export const entrySchema = z.object({
@@ -45,12 +45,12 @@ export function toEntry(n: NodeRecord): Entry {
   };
 }
 
-/** The readable entries resource narrowed the way a call was (seed 000: `knowledge://entries?topic=…`). */
-export function entriesUri(args: { id?: string | undefined; project_id?: string | undefined; topic?: string | undefined }): string {
-  if (args.id) return `knowledge://entries/${encodeURIComponent(args.id)}`;
-  const params = new URLSearchParams();
-  if (args.project_id) params.set('project_id', args.project_id);
-  if (args.topic) params.set('topic', args.topic);
-  const qs = params.toString();
-  return `knowledge://entries${qs ? `?${qs}` : ''}`;
+/** The resource that reads back one entry (resources/read `knowledge://entries/{id}`). */
+export function entryUri(id: string): string {
+  return `knowledge://entries/${encodeURIComponent(id)}`;
+}
+
+/** Links to the entries a result lists, capped so a long list does not flood the content. */
+export function entryLinks(items: ReadonlyArray<{ id: string }>, max = 20): string[] {
+  return items.slice(0, max).map((i) => entryUri(i.id));
 }

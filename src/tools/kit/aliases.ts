@@ -1,0 +1,17 @@
+import type * as z from 'zod';
+
+/**
+ * seed 004 aliases, declared on the field they name: `aliased(projectIdField, 'project')`.
+ * The kit renames an alias to its field before validation and publishes it in the input
+ * schema, so strict clients accept what the server accepts.
+ */
+const ALIASES = new WeakMap<z.ZodType, readonly string[]>();
+
+export function aliased<T extends z.ZodType>(schema: T, ...aliases: string[]): T {
+  ALIASES.set(schema, aliases);
+  return schema;
+}
+
+export function aliasesOf(schema: z.ZodType): readonly string[] {
+  return ALIASES.get(schema) ?? [];
+}

@@ -1,0 +1,32 @@
+import type { Services } from '../../services/index.js';
+
+/** A toolset as one caller sees it. */
+export interface ToolsetState {
+  name: string;
+  description: string;
+  enabled: boolean;
+  tools: string[];
+}
+
+/** Which toolsets the caller's session lists; the transport owns that state. */
+export interface ToolsetSwitch {
+  list(): ToolsetState[];
+  /** Switches toolsets on or off for this session; returns the names that changed. */
+  set(names: readonly string[], enabled: boolean): Promise<string[]>;
+}
+
+/**
+ * What a tool handler may use. Transport-neutral: the MCP server, the REST gateway and the
+ * legacy SSE transport each build one per call.
+ */
+export interface ToolContext {
+  services: Services;
+  /** Who is calling, recorded as the actor of writes: `http:<session>`, `stdio`, `rest`. */
+  actor: string;
+  /** The transport session, when the transport has one; scopes session-local state. */
+  session: string | null;
+  signal: AbortSignal;
+  /** Reports progress to the caller when it asked for it; a no-op otherwise. */
+  progress(progress: number, total?: number, message?: string): Promise<void>;
+  toolsets: ToolsetSwitch;
+}

@@ -1,0 +1,101 @@
+import * as z from 'zod';
+import { AppError, toErrorPayload, type ToolErrorPayload } from '../../errors.js';
+import type { Logger } from '../../log.js';
+import type { ToolContext } from './context.js';
+import type { AnyTool } from './define.js';
+import { callSchema, FORMATS, normalizeArgs, type Format } from './input.js';
+import { isNeedsInput, needsInputSchema, renderNeedsInput, type NeedsInputPayload } from './payloads.js';
+import { jsonSchemaOf, publishedInputSchema } from './schema.js';
+
+/** A tool with its call schema and published schemas built once per process. */
+export interface CompiledTool {
+  def: AnyTool;
+  call: z.ZodObject;
+  /** What the handler's result is checked against: the output, or needsInput when allowed. */
+  result: z.ZodType;
+  inputSchema: Record<string, unknown>;
+  /** The payload kinds the tool answers with; the full schemas are resources (knowledge://schemas/{kind}). */
+  kinds: string[];
+}
+
+export function compileTool(def: AnyTool): CompiledTool {
+  const call = callSchema(def.input);
+  const kind = (def.output.shape as { kind: z.ZodLiteral<string> }).kind.value;
+  return {
+    def,
+    call,
+    result: def.mayNeedInput ? z.union([def.output, needsInputSchema]) : def.output,
+    inputSchema: publishedInputSchema(call),
+    kinds: def.mayNeedInput ? [kind, 'needsInput:v1'] : [kind],
+  };
+}
+
+/** The full JSON Schema of a tool's output (the schemas resource and the docs read it). */
+export function outputJsonSchema(def: AnyTool): Record<string, unknown> {
+  return jsonSchemaOf(def.output, 'output');
+}
+
+export type Invoked =
+  | { status: 'ok'; format: Format; payload: Record<string, unknown>; markdown: string; resourceLinks: string[] }
+  | { status: 'needsInput'; format: Format; payload: NeedsInputPayload; markdown: string }
+  | { status: 'error'; format: Format; error: ToolErrorPayload };
+
+/** Zod issues as `path: message` lines, with the allowed values or bounds zod reports. */
+export function invalidParams(error: z.ZodError, toolName: string, allowedKeys?: readonly string[]): AppError {
+  const issues = error.issues.map((issue) => {
+    const path = issue.path.length ? issue.path.join('.') : '(arguments)';
+    const extra: Record<string, unknown> = {};
+    if ('values' in issue && Array.isArray(issue.values)) extra.allowed = issue.values;
+    if ('keys' in issue && Array.isArray(issue.keys)) {
+      extra.keys = issue.keys;
+      if (allowedKeys) extra.allowed = allowedKeys;
+    }
+    if ('minimum' in issue) extra.minimum = Number(issue.minimum);
+    if ('maximum' in issue) extra.maximum = Number(issue.maximum);
+    return { path, message: issue.message, ...extra };
+  });
+  const summary = issues
+    .map((i) => `${i.path}: ${i.message}${'keys' in i && 'allowed' in i ? ` (allowed: ${(i.allowed as string[]).join(', ')})` : ''}`)
+    .join('; ');
+  return new AppError('INVALID_PARAMS', `Invalid arguments for ${toolName}: ${summary}`, { issues });
+}
+
+/** The format a call asked for, read leniently so that even a rejected call answers in it. */
+function requestedFormat(raw: unknown): Format {
+  const f = typeof raw === 'object' && raw !== null ? (raw as { format?: unknown }).format : undefined;
+  return (FORMATS as readonly unknown[]).includes(f) ? (f as Format) : 'markdown';
+}
+
+/**
+ * The whole tool-call pipeline, for every transport: normalise aliases and coercions,
+ * validate, run the handler, check the result against its schema, render. Never throws: a
+ * failure is an `error` with a registry payload.
+ */
+export async function invoke(tool: CompiledTool, rawArgs: unknown, ctx: ToolContext, logger: Logger): Promise<Invoked> {
+  const name = tool.def.name;
+  let format = requestedFormat(rawArgs);
+  const logContext = { tool: name, actor: ctx.actor };
+  try {
+    if (typeof rawArgs !== 'object' || rawArgs === null || Array.isArray(rawArgs)) {
+      throw new AppError('INVALID_PARAMS', `Invalid arguments for ${name}: arguments must be a JSON object.`, {
+        issues: [{ path: '(arguments)', message: 'expected an object' }],
+      });
+    }
+    const parsed = tool.call.safeParse(normalizeArgs(rawArgs, tool.call.shape));
+    if (!parsed.success) throw invalidParams(parsed.error, name, Object.keys(tool.call.shape));
+    const { format: chosen, ...args } = parsed.data as Record<string, unknown> & { format: Format };
+    format = chosen;
+    const result = await tool.def.handler(args, ctx);
+    const checked = tool.result.safeParse(result);
+    if (!checked.success) {
+      // A result that breaks its own schema is our bug: log it, and do not send it.
+      logger.error({ ...logContext, issues: checked.error.issues }, 'tool output failed its schema');
+      throw new Error(`output of ${name} failed its schema`);
+    }
+    const payload = checked.data as Record<string, unknown>;
+    if (isNeedsInput(payload)) return { status: 'needsInput', format, payload, markdown: renderNeedsInput(payload) };
+    return { status: 'ok', format, payload, markdown: tool.def.render(payload), resourceLinks: tool.def.resourceLinks?.(args, payload) ?? [] };
+  } catch (err) {
+    return { status: 'error', format, error: toErrorPayload(err, logger, logContext) };
+  }
+}
