@@ -12,6 +12,7 @@ import type { Logger } from './log.js';
 import { ChangeFeed } from './services/change-feed.js';
 import { TX_CHANNEL } from './services/writes.js';
 import { createEmbedJobHandler, EMBED_JOB, enqueueEmbeddingBacklog } from './services/embedding.js';
+import { CompletionService } from './services/completions.js';
 import { EntriesService } from './services/entries.js';
 import { GraphService } from './services/graph.js';
 import { HealthService, type Health } from './services/health.js';
@@ -113,6 +114,7 @@ export async function createApp(config: Config, logger: Logger): Promise<App> {
       graph: new GraphService({ db, memory }),
       history: new HistoryService({ db, memory, indexes, spaces: embedder.encoders().map((e) => e.space), logger }),
       health: new HealthService({ db, queue, embedder, indexes, indexSync, consumesJobs }),
+      completions: new CompletionService(db),
     };
     return { config, logger, services, db, queue, embedder, indexes, indexSync, consumesJobs, health: () => services.health.report(), close: closeAll };
   } catch (err) {

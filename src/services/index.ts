@@ -1,4 +1,5 @@
 import type { ChangeFeed } from './change-feed.js';
+import type { CompletionService } from './completions.js';
 import type { EntriesService } from './entries.js';
 import type { GraphService } from './graph.js';
 import type { HealthService } from './health.js';
@@ -23,4 +24,5 @@ export interface Services {
   /** Committed transactions from any process on this database, in tx_id order. */
   changes: ChangeFeed;
   health: HealthService;
+  completions: CompletionService;
 }

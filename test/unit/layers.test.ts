@@ -6,14 +6,18 @@ import { packageRoot } from '../../src/paths.js';
 
 // Imports point down only (ARCHITECTURE.md, layers). Each layer lists what it must never import.
 const FORBIDDEN: Record<string, string[]> = {
-  'src/services': ['src/mcp', 'src/transports', 'src/tools'],
-  'src/store': ['src/services', 'src/mcp', 'src/transports', 'src/tools', 'src/jobs', 'src/embed', 'src/index'],
-  'src/embed': ['src/services', 'src/mcp', 'src/transports', 'src/tools', 'src/store', 'src/jobs'],
-  'src/index': ['src/services', 'src/mcp', 'src/transports', 'src/tools', 'src/jobs', 'src/embed/pool'],
-  'src/jobs': ['src/services', 'src/mcp', 'src/transports', 'src/tools', 'src/store'],
-  'src/tools': ['src/transports', 'src/store'],
-  'src/mcp': ['src/transports'],
-  workers: ['src/services', 'src/mcp', 'src/transports', 'src/tools', 'src/store', 'src/jobs'],
+  // Tools are transport-neutral and see services only: no infrastructure, no transport.
+  'src/tools': ['src/app', 'src/mcp', 'src/transports', 'src/store', 'src/jobs', 'src/index', 'src/embed'],
+  // Services get their dependencies in constructors; the composition root builds them.
+  'src/services': ['src/app', 'src/mcp', 'src/transports', 'src/tools'],
+  'src/store': ['src/services', 'src/mcp', 'src/transports', 'src/tools', 'src/jobs', 'src/embed', 'src/index', 'src/app'],
+  'src/embed': ['src/services', 'src/mcp', 'src/transports', 'src/tools', 'src/store', 'src/jobs', 'src/app'],
+  'src/index': ['src/services', 'src/mcp', 'src/transports', 'src/tools', 'src/jobs', 'src/embed/pool', 'src/app'],
+  'src/jobs': ['src/services', 'src/mcp', 'src/transports', 'src/tools', 'src/store', 'src/app'],
+  // Adapters reach the data through services, never SQL.
+  'src/mcp': ['src/transports', 'src/store'],
+  'src/transports': ['src/store'],
+  workers: ['src/services', 'src/mcp', 'src/transports', 'src/tools', 'src/store', 'src/jobs', 'src/app'],
 };
 
 function sourceFiles(dir: string): string[] {
