@@ -1,6 +1,7 @@
 import { EventEmitter } from 'node:events';
 import type { Logger } from '../log.js';
 import type { Db } from '../store/db.js';
+import { changesAfter, latestTxId } from '../store/tx-log.js';
 import { TX_CHANNEL } from './writes.js';
 
 export interface ChangedEntity {
@@ -77,23 +78,13 @@ export class ChangeFeed extends EventEmitter<{ tx: [TxEvent] }> {
   }
 
   private async latest(): Promise<number> {
-    const [row] = await this.db.query<{ max: number | null }>(`select max(tx_id) as max from transactions`);
-    return row?.max ?? 0;
+    return latestTxId(this.db);
   }
 
   private async drain(): Promise<void> {
     await this.catchingUp;
     for (;;) {
-      const rows = await this.db.query<{ tx_id: number; op: string; entity: 'node' | 'edge'; entity_id: string; deleted: boolean; project_id: string | null; kind: string | null }>(
-        `select t.tx_id, t.op, c.entity, c.entity_id,
-                (c.after is null or c.after->>'deleted_at' is not null) as deleted,
-                coalesce(c.after->>'project_id', c.before->>'project_id') as project_id,
-                coalesce(c.after->>'kind', c.before->>'kind') as kind
-           from transactions t join tx_changes c on c.tx_id = t.tx_id
-          where t.tx_id in (select tx_id from transactions where tx_id > $1 order by tx_id limit 200)
-          order by t.tx_id, c.ord`,
-        [this.lastTx],
-      );
+      const rows = await changesAfter(this.db, this.lastTx, 200);
       if (rows.length === 0) return;
       let current: TxEvent | null = null;
       for (const r of rows) {

@@ -1,9 +1,11 @@
 import { ulid } from 'ulid';
 import { AppError } from '../errors.js';
-import type { Db, Queryable } from '../store/db.js';
+import type { Db } from '../store/db.js';
 import { retractEmbeddings } from '../store/embeddings-repo.js';
-import { EDGE_COLUMNS, type EdgeRecord } from '../store/edges-repo.js';
-import { insertNode, NODE_COLUMNS, type NodeRecord } from '../store/nodes-repo.js';
+import { lockLiveEdgesOfNodes, softDeleteEdges } from '../store/edges-repo.js';
+import {
+  closeNode, editNode, insertNode, liveIdsSimilarTo, lockNodesById, recentlyUpdatedIds, softDeleteNodes, transactionNow, type NodeRecord,
+} from '../store/nodes-repo.js';
 import { contentHash, type MemoryService } from './memory.js';
 import { image, writeTransaction } from './writes.js';
 
@@ -40,7 +42,7 @@ export interface DeleteEntriesResult {
 
 const UPDATABLE = ['content', 'topic', 'tags', 'importance', 'confidence', 'memory_type', 'source_uri', 'valid_from', 'valid_to'] as const;
 
-/** An unknown or deleted id; the update tool turns it into a needsInput payload. */
+/** An unknown or deleted id; the update tool adds close ids to the NODE_NOT_FOUND error. */
 export class EntryNotFoundError extends AppError {
   constructor(readonly id: string, readonly deleted: boolean) {
     super('NODE_NOT_FOUND', deleted ? `Entry ${id} is deleted.` : `No entry has id ${id}.`, { id, deleted });
@@ -54,9 +56,6 @@ function checkInterval(from: Date | null, to: Date | null): void {
 }
 
 
-async function lockNodes(q: Queryable, ids: readonly string[]): Promise<NodeRecord[]> {
-  return q.query<NodeRecord & Record<string, unknown>>(`select ${NODE_COLUMNS} from nodes where id = any($1::text[]) order by id for update`, [ids]);
-}
 
 /** Edits and soft deletes of entries (memory nodes), each one logged transaction. */
 export class EntriesService {
@@ -73,7 +72,7 @@ export class EntriesService {
     const validTo = input.valid_to;
 
     const { result, txId } = await writeTransaction(this.deps.db, input.supersedes ? 'supersede' : 'update', { actor, rationale: input.rationale ?? null }, async (tx, log) => {
-      const [old] = await lockNodes(tx, [input.id]);
+      const [old] = await lockNodesById(tx, [input.id]);
       if (!old || old.deleted_at !== null) throw new EntryNotFoundError(input.id, Boolean(old));
       const content = input.content ?? old.content;
       const fields = {
@@ -91,15 +90,9 @@ export class EntriesService {
         const from = validFrom !== undefined ? validFrom : old.valid_from;
         const to = validTo !== undefined ? validTo : old.valid_to;
         checkInterval(from, to);
-        const [row] = await tx.query<NodeRecord & Record<string, unknown>>(
-          `update nodes set content = $2, topic = $3, tags = $4::text[], importance = $5, confidence = $6, memory_type = $7,
-                  source_uri = $8, content_hash = $9, valid_from = $10, valid_to = $11,
-                  version = version + 1, updated_at = now()
-            where id = $1 returning ${NODE_COLUMNS}`,
-          [old.id, fields.content, fields.topic, fields.tags, fields.importance, fields.confidence, fields.memory_type, fields.source_uri, fields.content_hash, from, to],
-        );
-        log({ entity: 'node', entityId: old.id, before: image(old), after: image(row!) });
-        return { node: row!, superseded: null };
+        const row = await editNode(tx, old.id, { ...fields, valid_from: from, valid_to: to });
+        log({ entity: 'node', entityId: old.id, before: image(old), after: image(row) });
+        return { node: row, superseded: null };
       }
 
       const supersededBy = old.metadata.superseded_by;
@@ -110,7 +103,7 @@ export class EntriesService {
         });
       }
       // The new fact holds from valid_from (default now); the old one holds until then.
-      const [{ now }] = (await tx.query<{ now: Date }>(`select now() as now`)) as [{ now: Date }];
+      const now = await transactionNow(tx);
       const from = validFrom ?? now;
       const to = validTo ?? null;
       checkInterval(from, to);
@@ -124,15 +117,10 @@ export class EntriesService {
         valid_to: to,
       });
       const closeAt = old.valid_from && old.valid_from.getTime() > from.getTime() ? old.valid_from : from;
-      const [closed] = await tx.query<NodeRecord & Record<string, unknown>>(
-        `update nodes set valid_to = $2, metadata = metadata || jsonb_build_object('superseded_by', $3::text),
-                version = version + 1, updated_at = now()
-          where id = $1 returning ${NODE_COLUMNS}`,
-        [old.id, closeAt, fresh.id],
-      );
-      log({ entity: 'node', entityId: old.id, before: image(old), after: image(closed!) });
+      const closed = await closeNode(tx, old.id, closeAt, fresh.id);
+      log({ entity: 'node', entityId: old.id, before: image(old), after: image(closed) });
       log({ entity: 'node', entityId: fresh.id, before: null, after: image(fresh) });
-      return { node: fresh, superseded: closed! };
+      return { node: fresh, superseded: closed };
     });
 
     const embeddingChanged = result.superseded !== null || input.content !== undefined || input.topic !== undefined;
@@ -144,7 +132,7 @@ export class EntriesService {
   async delete(input: { ids: readonly string[]; rationale?: string | null | undefined }, actor: string | null = null): Promise<DeleteEntriesResult> {
     const ids = [...new Set(input.ids)];
     const { result, txId } = await writeTransaction(this.deps.db, 'delete', { actor, rationale: input.rationale ?? null }, async (tx, log) => {
-      const rows = await lockNodes(tx, ids);
+      const rows = await lockNodesById(tx, ids);
       const found = new Map(rows.map((r) => [r.id, r]));
       const missing = ids.filter((id) => !found.has(id));
       if (missing.length > 0) {
@@ -157,26 +145,13 @@ export class EntriesService {
           already_deleted: true,
         });
       }
-      const deleted = await tx.query<NodeRecord & Record<string, unknown>>(
-        `update nodes set deleted_at = now(), updated_at = now(), version = version + 1
-          where id = any($1::text[]) returning ${NODE_COLUMNS}`,
-        [ids],
-      );
+      const deleted = await softDeleteNodes(tx, ids);
       const byId = new Map(deleted.map((r) => [r.id, r]));
       for (const id of ids) log({ entity: 'node', entityId: id, before: image(found.get(id)!), after: image(byId.get(id)!) });
 
-      const edgesBefore = await tx.query<EdgeRecord & Record<string, unknown>>(
-        `select ${EDGE_COLUMNS} from edges where (src = any($1::text[]) or dst = any($1::text[])) and deleted_at is null order by id for update`,
-        [ids],
-      );
-      if (edgesBefore.length > 0) {
-        const edgesAfter = await tx.query<EdgeRecord & Record<string, unknown>>(
-          `update edges set deleted_at = now() where id = any($1::text[]) returning ${EDGE_COLUMNS}`,
-          [edgesBefore.map((e) => e.id)],
-        );
-        const afterById = new Map(edgesAfter.map((e) => [e.id, e]));
-        for (const e of edgesBefore) log({ entity: 'edge', entityId: e.id, before: image(e), after: image(afterById.get(e.id)!) });
-      }
+      const edgesBefore = await lockLiveEdgesOfNodes(tx, ids);
+      const afterById = new Map((await softDeleteEdges(tx, edgesBefore.map((e) => e.id))).map((e) => [e.id, e]));
+      for (const e of edgesBefore) log({ entity: 'edge', entityId: e.id, before: image(e), after: image(afterById.get(e.id)!) });
       await retractEmbeddings(tx, rows.map((r) => r.nid));
       return { ids, edgesDeleted: edgesBefore.length };
     });
@@ -188,16 +163,8 @@ export class EntriesService {
    * or, when none is similar, the most recently updated live ids.
    */
   async suggestIds(text: string, limit = 5): Promise<{ ids: string[]; basis: 'similar' | 'recent' }> {
-    const similar = await this.deps.db.query<{ id: string }>(
-      `select id from nodes where deleted_at is null and similarity(id, $1) > 0.2
-        order by similarity(id, $1) desc, updated_at desc limit $2`,
-      [text, limit],
-    );
-    if (similar.length > 0) return { ids: similar.map((r) => r.id), basis: 'similar' };
-    const recent = await this.deps.db.query<{ id: string }>(
-      `select id from nodes where deleted_at is null order by updated_at desc, id desc limit $1`,
-      [limit],
-    );
-    return { ids: recent.map((r) => r.id), basis: 'recent' };
+    const similar = await liveIdsSimilarTo(this.deps.db, text, limit);
+    if (similar.length > 0) return { ids: similar, basis: 'similar' };
+    return { ids: await recentlyUpdatedIds(this.deps.db, limit), basis: 'recent' };
   }
 }

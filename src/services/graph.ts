@@ -14,7 +14,9 @@ import {
   type EdgeRecord,
   type EdgeType,
 } from '../store/edges-repo.js';
-import { NODE_COLUMNS, insertNode, type NodeRecord } from '../store/nodes-repo.js';
+import { closestNamesInProject, ENTITY_KIND, entityImageByNameAsOf, liveEntityByName } from '../store/entities-repo.js';
+import { advisoryXactLock, LOCKS } from '../store/locks.js';
+import { insertNode, liveNodesById, type NodeRecord } from '../store/nodes-repo.js';
 import { imagesAsOf, latestTxId } from '../store/tx-log.js';
 import { contentHash, type MemoryService } from './memory.js';
 import { image, writeTransaction } from './writes.js';
@@ -22,13 +24,11 @@ import { image, writeTransaction } from './writes.js';
 export { EDGE_TYPES, type Direction, type EdgeType };
 
 /** Node kind of a named entity (a triple's subject or object given by name rather than id). */
-export const ENTITY_KIND = 'entity';
+export { ENTITY_KIND };
 export const MAX_RELATE_BATCH = 100;
 export const MAX_ENTITY_NAME = 256;
 export const MAX_PREDICATE = 128;
 
-/** Serialises relates, so two concurrent calls cannot both create one entity or one triple. */
-const RELATE_LOCK = 0x63670047;
 
 const ULID_RE = /^[0-9A-HJKMNP-TV-Z]{26}$/i;
 
@@ -179,48 +179,15 @@ function holdsAt(x: { valid_from: string | null; valid_to: string | null }, t: D
   return true;
 }
 
-async function liveNodes(q: Queryable, ids: readonly string[]): Promise<NodeRecord[]> {
-  if (ids.length === 0) return [];
-  return q.query<NodeRecord & Record<string, unknown>>(
-    `select ${NODE_COLUMNS} from nodes where id = any($1::text[]) and deleted_at is null`,
-    [ids],
-  );
-}
-
 async function nodeImages(q: Queryable, asOfTxId: number, ids: readonly string[]): Promise<GraphNodeView[]> {
   if (ids.length === 0) return [];
   const rows = await imagesAsOf(q, 'node', asOfTxId, { ids, limit: ids.length });
   return rows.map((r) => nodeView(r.image as unknown as NodeLike));
 }
 
-async function liveEntityByName(q: Queryable, projectId: string, name: string): Promise<NodeRecord | null> {
-  const [row] = await q.query<NodeRecord & Record<string, unknown>>(
-    `select ${NODE_COLUMNS} from nodes
-      where kind = $1 and project_id = $2 and lower(topic) = lower($3) and deleted_at is null
-      order by created_at, id limit 1`,
-    [ENTITY_KIND, projectId, name],
-  );
-  return row ?? null;
-}
-
 async function entityByNameAsOf(q: Queryable, asOfTxId: number, projectId: string, name: string): Promise<GraphNodeView | null> {
-  const rows = await q.query<{ image: NodeLike & { created_at: string } }>(
-    `with candidates as (
-       select distinct entity_id from tx_changes
-        where entity = 'node' and tx_id <= $1 and after->>'kind' = $2 and lower(after->>'topic') = lower($4)
-     ), latest as (
-       select distinct on (c.entity_id) c.entity_id, c.after as image
-         from tx_changes c join candidates k on k.entity_id = c.entity_id
-        where c.entity = 'node' and c.tx_id <= $1
-        order by c.entity_id, c.tx_id desc, c.ord desc
-     )
-     select image from latest
-      where image is not null and image->>'deleted_at' is null and image->>'kind' = $2
-        and image->>'project_id' = $3 and lower(image->>'topic') = lower($4)
-      order by image->>'created_at', entity_id limit 1`,
-    [asOfTxId, ENTITY_KIND, projectId, name],
-  );
-  return rows[0] ? nodeView(rows[0].image) : null;
+  const image = await entityImageByNameAsOf(q, asOfTxId, projectId, name);
+  return image ? nodeView(image as unknown as NodeLike) : null;
 }
 
 export class GraphService {
@@ -273,13 +240,13 @@ export class GraphService {
     });
 
     const { txId, result } = await writeTransaction(this.deps.db, 'relate', { actor }, async (tx, log) => {
-      await tx.query(`select pg_advisory_xact_lock($1)`, [RELATE_LOCK]);
+      await advisoryXactLock(tx, LOCKS.relate);
       const nodes = new Map<string, GraphNodeView>();
       const created: NodeRecord[] = [];
 
       const resolve = async (ref: string, field: 'subject' | 'object', index: number, projectId: string): Promise<string> => {
         if (isNodeId(ref)) {
-          const [row] = await liveNodes(tx, [ref.toUpperCase()]);
+          const [row] = await liveNodesById(tx, [ref.toUpperCase()]);
           if (!row) {
             throw new AppError('NODE_NOT_FOUND', `triples[${index}].${field}: no live entry with id ${ref}.`, { id: ref, field, index });
           }
@@ -372,7 +339,7 @@ export class GraphService {
     let start: GraphNodeView | null = null;
     if (isNodeId(ref)) {
       const id = ref.toUpperCase();
-      start = asOf === null ? ((await liveNodes(db, [id])).map(nodeView)[0] ?? null) : ((await nodeImages(db, asOf, [id]))[0] ?? null);
+      start = asOf === null ? ((await liveNodesById(db, [id])).map(nodeView)[0] ?? null) : ((await nodeImages(db, asOf, [id]))[0] ?? null);
     }
     if (!start && ref.length > 0) {
       start = asOf === null
@@ -403,7 +370,7 @@ export class GraphService {
       const frontierSet = new Set(frontier);
       const unseen = new Set<string>();
       for (const e of edges) for (const id of [e.src, e.dst]) if (!known.has(id)) unseen.add(id);
-      const loaded = asOf === null ? (await liveNodes(db, [...unseen])).map(nodeView) : await nodeImages(db, asOf, [...unseen]);
+      const loaded = asOf === null ? (await liveNodesById(db, [...unseen])).map(nodeView) : await nodeImages(db, asOf, [...unseen]);
       const available = new Map(loaded.filter((n) => !validAt || holdsAt(n, validAt)).map((n) => [n.id, n]));
 
       const next: string[] = [];
@@ -443,14 +410,7 @@ export class GraphService {
 
   /** Up to `limit` entity names (or entry ids) closest to `text` by trigram similarity, else the most recent. */
   async suggest(text: string, projectId: string, limit = 5): Promise<string[]> {
-    const rows = await this.deps.db.query<{ id: string; kind: string; topic: string | null }>(
-      `select id, kind, topic from nodes
-        where deleted_at is null and project_id = $2
-        order by (case when topic is null then 0 else similarity(topic, $1) end) desc, created_at desc, id desc
-        limit $3`,
-      [text, projectId, limit],
-    );
-    return rows.map((r) => (r.kind === ENTITY_KIND && r.topic ? r.topic : r.id));
+    return closestNamesInProject(this.deps.db, text, projectId, limit);
   }
 
   /**
@@ -465,7 +425,7 @@ export class GraphService {
     let ends: GraphNodeView[];
     if (asOf === null) {
       edges = await liveEdgesPage(db, { afterId: opts.afterId ?? null, limit: opts.limit });
-      ends = (await liveNodes(db, [...new Set(edges.flatMap((e) => [e.src, e.dst]))])).map(nodeView);
+      ends = (await liveNodesById(db, [...new Set(edges.flatMap((e) => [e.src, e.dst]))])).map(nodeView);
     } else {
       const rows = await imagesAsOf(db, 'edge', asOf, { afterId: opts.afterId ?? null, limit: opts.limit });
       edges = rows.map((r) => r.image as unknown as EdgeImage);

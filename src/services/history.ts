@@ -22,6 +22,7 @@ import {
   type TxRow,
 } from '../store/history-repo.js';
 import { retractEmbeddings } from '../store/embeddings-repo.js';
+import { advisoryXactLock, LOCKS } from '../store/locks.js';
 import type { NodeRecord } from '../store/nodes-repo.js';
 import { imagesAsOf, latestTxId, type ImageAsOf } from '../store/tx-log.js';
 import type { MemoryService } from './memory.js';
@@ -99,7 +100,6 @@ export interface HistoryQuery {
   cursor?: string | undefined;
 }
 
-const UNDO_LOCK = 0x63670010;
 const MAX_CHANGES_PER_ITEM = 50;
 
 type Image = Record<string, unknown>;
@@ -178,7 +178,7 @@ export class HistoryService {
     const afterRecord = (tx: Queryable, txId: number) => markReverted(tx, targets, txId);
     const committed = await writeTransaction(db, op, { actor, rationale: req.rationale ?? null, afterRecord }, async (tx, log) => {
       // One revert at a time: two concurrent undos must not pick the same transactions.
-      await tx.query(`select pg_advisory_xact_lock($1)`, [UNDO_LOCK]);
+      await advisoryXactLock(tx, LOCKS.undo);
       let picked: TxRow[];
       if (req.txId !== undefined) {
         const row = await txById(tx, req.txId, true);

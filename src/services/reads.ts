@@ -1,5 +1,5 @@
 import type { Db } from '../store/db.js';
-import { distribution, neighbouringIds, nodeById, type NodeRecord } from '../store/nodes-repo.js';
+import { distribution, neighbouringIds, nodeById, recentTopics, type NodeRecord } from '../store/nodes-repo.js';
 import { imagesAsOf, latestTxId } from '../store/tx-log.js';
 
 export type { NodeRecord };
@@ -37,13 +37,8 @@ export class ReadService {
     return neighbouringIds(this.db, id, n);
   }
 
-  async recentTopics(n = 8): Promise<string[]> {
-    const rows = await this.db.query<{ topic: string }>(
-      `select topic from nodes where deleted_at is null and topic is not null and kind <> 'entity'
-        group by topic order by max(created_at) desc limit $1`,
-      [n],
-    );
-    return rows.map((r) => r.topic);
+  recentTopics(n = 8): Promise<string[]> {
+    return recentTopics(this.db, n);
   }
 
   distribution(nodes: readonly NodeRecord[]) {

@@ -1,10 +1,9 @@
 import type { Db, Queryable } from '../store/db.js';
+import { advisoryXactLock, LOCKS, notify } from '../store/locks.js';
 import { recordTransaction, type TxChange } from '../store/tx-log.js';
 
 /** Channel every committed transaction is announced on; the payload is its tx_id. */
 export const TX_CHANNEL = 'cg_tx';
-
-const TX_ORDER_LOCK = 0x63670002;
 
 export interface WriteMeta {
   actor?: string | null;
@@ -36,11 +35,11 @@ export async function writeTransaction<T>(
     if (changes.length === 0) return { txId: 0, result, changes };
     // tx_ids must commit in order: readers of the log (change feed, history cursors) advance
     // past an id once they have seen it, and would skip one that committed later.
-    await tx.query(`select pg_advisory_xact_lock($1)`, [TX_ORDER_LOCK]);
+    await advisoryXactLock(tx, LOCKS.txOrder);
     const txId = await recordTransaction(tx, op, changes, meta);
     await meta.afterRecord?.(tx, txId);
     // NOTIFY is delivered on commit only, so listeners never hear of a rolled-back write.
-    await tx.query(`select pg_notify($1, $2)`, [TX_CHANNEL, String(txId)]);
+    await notify(tx, TX_CHANNEL, String(txId));
     return { txId, result, changes };
   });
 }

@@ -160,3 +160,16 @@ export async function liveEdgesPage(q: Queryable, opts: { afterId?: string | nul
     [opts.afterId ?? null, opts.limit],
   );
 }
+
+/** Live edges with an end in `nodeIds`, locked for the rest of the transaction. */
+export async function lockLiveEdgesOfNodes(q: Queryable, nodeIds: readonly string[]): Promise<EdgeRecord[]> {
+  return q.query<EdgeRecord & Record<string, unknown>>(
+    `select ${EDGE_COLUMNS} from edges where (src = any($1::text[]) or dst = any($1::text[])) and deleted_at is null order by id for update`,
+    [nodeIds],
+  );
+}
+
+export async function softDeleteEdges(q: Queryable, ids: readonly string[]): Promise<EdgeRecord[]> {
+  if (ids.length === 0) return [];
+  return q.query<EdgeRecord & Record<string, unknown>>(`update edges set deleted_at = now() where id = any($1::text[]) returning ${EDGE_COLUMNS}`, [ids]);
+}

@@ -140,3 +140,77 @@ export async function rewriteContent(q: Queryable, nid: number, content: string,
   );
   return row!;
 }
+
+/** Rows of `ids` (live or not), locked for the rest of the transaction, in id order. */
+export async function lockNodesById(q: Queryable, ids: readonly string[]): Promise<NodeRecord[]> {
+  return q.query<NodeRecord & Record<string, unknown>>(`select ${NODE_COLUMNS} from nodes where id = any($1::text[]) order by id for update`, [ids]);
+}
+
+export async function liveNodesById(q: Queryable, ids: readonly string[]): Promise<NodeRecord[]> {
+  if (ids.length === 0) return [];
+  return q.query<NodeRecord & Record<string, unknown>>(`select ${NODE_COLUMNS} from nodes where id = any($1::text[]) and deleted_at is null`, [ids]);
+}
+
+export type NodeEdit = Pick<NodeRecord, 'content' | 'topic' | 'tags' | 'importance' | 'confidence' | 'memory_type' | 'source_uri' | 'content_hash' | 'valid_from' | 'valid_to'>;
+
+/** An in-place edit: the fields replaced, version + 1. */
+export async function editNode(q: Queryable, id: string, f: NodeEdit): Promise<NodeRecord> {
+  const [row] = await q.query<NodeRecord & Record<string, unknown>>(
+    `update nodes set content = $2, topic = $3, tags = $4::text[], importance = $5, confidence = $6, memory_type = $7,
+            source_uri = $8, content_hash = $9, valid_from = $10, valid_to = $11,
+            version = version + 1, updated_at = now()
+      where id = $1 returning ${NODE_COLUMNS}`,
+    [id, f.content, f.topic, f.tags, f.importance, f.confidence, f.memory_type, f.source_uri, f.content_hash, f.valid_from, f.valid_to],
+  );
+  return row!;
+}
+
+/** Closes a fact at `validTo` and records what superseded it. */
+export async function closeNode(q: Queryable, id: string, validTo: Date, supersededBy: string): Promise<NodeRecord> {
+  const [row] = await q.query<NodeRecord & Record<string, unknown>>(
+    `update nodes set valid_to = $2, metadata = metadata || jsonb_build_object('superseded_by', $3::text),
+            version = version + 1, updated_at = now()
+      where id = $1 returning ${NODE_COLUMNS}`,
+    [id, validTo, supersededBy],
+  );
+  return row!;
+}
+
+export async function softDeleteNodes(q: Queryable, ids: readonly string[]): Promise<NodeRecord[]> {
+  return q.query<NodeRecord & Record<string, unknown>>(
+    `update nodes set deleted_at = now(), updated_at = now(), version = version + 1
+      where id = any($1::text[]) returning ${NODE_COLUMNS}`,
+    [ids],
+  );
+}
+
+/** Live ids most similar to `text` (trigram similarity above 0.2), best first. */
+export async function liveIdsSimilarTo(q: Queryable, text: string, limit: number): Promise<string[]> {
+  const rows = await q.query<{ id: string }>(
+    `select id from nodes where deleted_at is null and similarity(id, $1) > 0.2
+      order by similarity(id, $1) desc, updated_at desc limit $2`,
+    [text, limit],
+  );
+  return rows.map((r) => r.id);
+}
+
+export async function recentlyUpdatedIds(q: Queryable, limit: number): Promise<string[]> {
+  const rows = await q.query<{ id: string }>(`select id from nodes where deleted_at is null order by updated_at desc, id desc limit $1`, [limit]);
+  return rows.map((r) => r.id);
+}
+
+/** The transaction's clock: every row it writes carries this same instant. */
+export async function transactionNow(q: Queryable): Promise<Date> {
+  const [row] = await q.query<{ now: Date }>(`select now() as now`);
+  return row!.now;
+}
+
+/** Topics of live memories, most recently used first. */
+export async function recentTopics(q: Queryable, limit: number): Promise<string[]> {
+  const rows = await q.query<{ topic: string }>(
+    `select topic from nodes where deleted_at is null and topic is not null and kind <> 'entity'
+      group by topic order by max(created_at) desc limit $1`,
+    [limit],
+  );
+  return rows.map((r) => r.topic);
+}

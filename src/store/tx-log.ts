@@ -80,3 +80,28 @@ export async function latestTxId(q: Queryable): Promise<number> {
   const [row] = await q.query<{ max: number | null }>(`select max(tx_id) as max from transactions`);
   return row?.max ?? 0;
 }
+
+/** One change of a committed transaction, as the change feed announces it. */
+export interface TxChangeSummary {
+  tx_id: number;
+  op: string;
+  entity: 'node' | 'edge';
+  entity_id: string;
+  deleted: boolean;
+  project_id: string | null;
+  kind: string | null;
+}
+
+/** The changes of the next `txLimit` transactions after `afterTxId`, in commit order. */
+export async function changesAfter(q: Queryable, afterTxId: number, txLimit: number): Promise<TxChangeSummary[]> {
+  return q.query<TxChangeSummary & Record<string, unknown>>(
+    `select t.tx_id, t.op, c.entity, c.entity_id,
+            (c.after is null or c.after->>'deleted_at' is not null) as deleted,
+            coalesce(c.after->>'project_id', c.before->>'project_id') as project_id,
+            coalesce(c.after->>'kind', c.before->>'kind') as kind
+       from transactions t join tx_changes c on c.tx_id = t.tx_id
+      where t.tx_id in (select tx_id from transactions where tx_id > $1 order by tx_id limit $2)
+      order by t.tx_id, c.ord`,
+    [afterTxId, txLimit],
+  );
+}
