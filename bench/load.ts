@@ -12,7 +12,7 @@
 import { ulid } from 'ulid';
 import type { App } from '../src/app.js';
 import { EMBED_JOB, embedJobId } from '../src/services/embedding.js';
-import { contentHash } from '../src/services/memory.js';
+import { contentHash } from '../src/services/writes.js';
 import { image, writeTransaction } from '../src/services/writes.js';
 import { NODE_COLUMNS, type NodeRecord } from '../src/store/nodes-repo.js';
 

@@ -6,8 +6,8 @@ import { lockLiveEdgesOfNodes, softDeleteEdges } from '../store/edges-repo.js';
 import {
   closeNode, editNode, insertNode, liveIdsSimilarTo, lockNodesById, recentlyUpdatedIds, softDeleteNodes, transactionNow, type NodeRecord,
 } from '../store/nodes-repo.js';
-import { contentHash, type MemoryService } from './memory.js';
-import { image, writeTransaction } from './writes.js';
+import type { MemoryService } from './memory.js';
+import { contentHash, image, writeTransaction } from './writes.js';
 
 export interface UpdateEntryInput {
   id: string;

@@ -18,8 +18,8 @@ import { closestNamesInProject, ENTITY_KIND, entityImageByNameAsOf, liveEntityBy
 import { advisoryXactLock, LOCKS } from '../store/locks.js';
 import { insertNode, liveNodesById, type NodeRecord } from '../store/nodes-repo.js';
 import { imagesAsOf, latestTxId } from '../store/tx-log.js';
-import { contentHash, type MemoryService } from './memory.js';
-import { image, writeTransaction } from './writes.js';
+import type { MemoryService } from './memory.js';
+import { image, newNode, writeTransaction } from './writes.js';
 
 export { EDGE_TYPES, type Direction, type EdgeType };
 
@@ -258,22 +258,7 @@ export class GraphService {
           nodes.set(existing.id, nodeView(existing));
           return existing.id;
         }
-        const node = await insertNode(tx, {
-          id: ulid(),
-          kind: ENTITY_KIND,
-          project_id: projectId,
-          memory_type: 'semantic',
-          topic: ref,
-          content: ref,
-          tags: [],
-          source_uri: null,
-          importance: 0.5,
-          confidence: 1,
-          metadata: {},
-          content_hash: contentHash(ref),
-          valid_from: null,
-          valid_to: null,
-        });
+        const node = await insertNode(tx, newNode({ kind: ENTITY_KIND, project_id: projectId, topic: ref, content: ref }));
         log({ entity: 'node', entityId: node.id, before: null, after: image(node) });
         created.push(node);
         nodes.set(node.id, nodeView(node));

@@ -1,9 +1,8 @@
-import { ulid } from 'ulid';
 import type { Db } from '../store/db.js';
 import { insertNode, liveChunksBySource, liveNodesByHash, rewriteContent, type NodeRecord } from '../store/nodes-repo.js';
 import { chunkText } from './chunking.js';
-import { contentHash, type MemoryService } from './memory.js';
-import { image, writeTransaction } from './writes.js';
+import type { MemoryService } from './memory.js';
+import { contentHash, image, newNode, writeTransaction } from './writes.js';
 
 export interface PushInput {
   text: string;
@@ -67,8 +66,7 @@ export class IngestService {
           existing.set(hash, after);
           continue;
         }
-        const node = await insertNode(tx, {
-          id: ulid(),
+        const node = await insertNode(tx, newNode({
           kind: 'chunk',
           project_id: input.project_id,
           memory_type: input.memory_type,
@@ -76,13 +74,9 @@ export class IngestService {
           content: chunk.text,
           tags: input.tags,
           source_uri: input.source_uri ?? null,
-          importance: 0.5,
-          confidence: 1,
           metadata,
           content_hash: hash,
-          valid_from: null,
-          valid_to: null,
-        });
+        }));
         log({ entity: 'node', entityId: node.id, before: null, after: image(node) });
         inserted.push(node);
         existing.set(hash, node);

@@ -1,4 +1,3 @@
-import { createHash } from 'node:crypto';
 import { ulid } from 'ulid';
 import type { IndexSync } from '../index/sync.js';
 import type { JobQueue } from '../jobs/queue.js';
@@ -8,7 +7,7 @@ import { retractEmbeddings } from '../store/embeddings-repo.js';
 import { insertNode, liveNodesByHash, type NodeRecord } from '../store/nodes-repo.js';
 import type { SearchService } from './search.js';
 import { EMBED_JOB, embedJobId, type EmbedJobPayload } from './embedding.js';
-import { image, writeTransaction } from './writes.js';
+import { contentHash, image, writeTransaction } from './writes.js';
 
 export interface StoreMemoryInput {
   content: string;
@@ -36,10 +35,6 @@ export interface StoreMemoryResult {
 /** E1 cosine from which a stored memory is reported as a near duplicate of another. */
 export const NEAR_DUPLICATE_SIMILARITY = 0.9;
 
-/** Hash of the content as a reader sees it: case and white space do not make a new fact. */
-export function contentHash(content: string): string {
-  return createHash('sha256').update(content.normalize('NFC').trim().replace(/\s+/g, ' ').toLowerCase()).digest('hex');
-}
 
 export class MemoryService {
   constructor(

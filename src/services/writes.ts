@@ -1,4 +1,7 @@
+import { createHash } from 'node:crypto';
+import { ulid } from 'ulid';
 import type { Db, Queryable } from '../store/db.js';
+import type { NewNode } from '../store/nodes-repo.js';
 import { advisoryXactLock, LOCKS, notify } from '../store/locks.js';
 import { recordTransaction, type TxChange } from '../store/tx-log.js';
 
@@ -47,4 +50,27 @@ export async function writeTransaction<T>(
 /** An entity image as stored in tx_changes: JSON-safe (dates become ISO strings). */
 export function image<T>(row: T): T {
   return JSON.parse(JSON.stringify(row)) as T;
+}
+
+/** Hash of the content as a reader sees it: case and white space do not make a new fact. */
+export function contentHash(content: string): string {
+  return createHash('sha256').update(content.normalize('NFC').trim().replace(/\s+/g, ' ').toLowerCase()).digest('hex');
+}
+
+/** A node to insert, with the defaults every writer shares (importance 0.5, confidence 1, open validity). */
+export function newNode(fields: Pick<NewNode, 'kind' | 'project_id' | 'content'> & Partial<NewNode>): NewNode {
+  return {
+    id: ulid(),
+    memory_type: 'semantic',
+    topic: null,
+    tags: [],
+    source_uri: null,
+    importance: 0.5,
+    confidence: 1,
+    metadata: {},
+    content_hash: contentHash(fields.content),
+    valid_from: null,
+    valid_to: null,
+    ...fields,
+  };
 }
