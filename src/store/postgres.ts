@@ -136,6 +136,7 @@ class PostgresDb implements Db {
 
   async listen(channel: string, onPayload: (payload: string) => void): Promise<() => Promise<void>> {
     try {
+      // eslint-disable-next-line @typescript-eslint/unbound-method -- postgres.js returns a closure, not a method using `this`
       const { unlisten } = await this.sql.listen(channel, onPayload);
       return async () => {
         if (this.closed) return;
