@@ -1,6 +1,7 @@
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
-import { Protocol } from '@modelcontextprotocol/sdk/shared/protocol.js';
-import { CallToolRequestSchema, ListToolsRequestSchema, type CallToolResult, type Tool } from '@modelcontextprotocol/sdk/types.js';
+import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
+import { Protocol, type RequestHandlerExtra } from '@modelcontextprotocol/sdk/shared/protocol.js';
+import { CallToolRequestSchema, ListToolsRequestSchema, type CallToolResult, type ServerNotification, type ServerRequest, type Tool } from '@modelcontextprotocol/sdk/types.js';
 import * as z from 'zod';
 import type { App } from '../app.js';
 import { AppError, toErrorPayload } from '../errors.js';
@@ -28,6 +29,8 @@ const LenientCallToolRequestSchema = CallToolRequestSchema.extend({
   params: CallToolRequestSchema.shape.params.extend({ arguments: z.unknown().optional() }),
 });
 
+type CallExtra = RequestHandlerExtra<ServerRequest, ServerNotification>;
+
 function listing(tool: CompiledTool): Tool {
   return {
     name: tool.def.name,
@@ -41,7 +44,7 @@ function listing(tool: CompiledTool): Tool {
       properties: { kind: { type: 'string', enum: tool.kinds } },
       required: ['kind'],
       description: `Schemas: ${tool.kinds.map((k) => `knowledge://schemas/${k}`).join(', ')}`,
-    } as Tool['outputSchema'],
+    },
     annotations: tool.def.annotations,
     _meta: { 'context-graph/toolset': TOOLSET_OF.get(tool.def.name) },
   };
@@ -63,9 +66,7 @@ export function createMcpServer(app: App, opts: { actor: string }): McpServer {
   mcp.server.setRequestHandler(ListToolsRequestSchema, async () => ({
     tools: [...compiledTools().values()].filter((t) => toolsets.isEnabled(TOOLSET_OF.get(t.def.name)!)).map(listing),
   }));
-  // Registered through Protocol directly: Server's own override re-validates tools/call with the
-  // strict schema and answers a non-object `arguments` with a raw validation dump.
-  Protocol.prototype.setRequestHandler.call(mcp.server, LenientCallToolRequestSchema, async (request, extra): Promise<CallToolResult> => {
+  const callTool = async (request: z.output<typeof LenientCallToolRequestSchema>, extra: CallExtra): Promise<CallToolResult> => {
     const name = request.params.name;
     const tool = compiledTools().get(name);
     const toolset = TOOLSET_OF.get(name);
@@ -98,7 +99,12 @@ export function createMcpServer(app: App, opts: { actor: string }): McpServer {
       if (answer && typeof args === 'object' && args !== null) invoked = await invoke(tool, { ...args, ...answer }, ctx, app.logger);
     }
     return invoked.status === 'error' ? presentError(invoked.error, invoked.format) : presentResult(invoked);
-  });
+  };
+  // Registered through Protocol directly: Server's own override re-validates tools/call with the
+  // strict schema and answers a non-object `arguments` with a raw validation dump.
+  // eslint-disable-next-line @typescript-eslint/unbound-method -- called with mcp.server as `this` just below
+  const setRequestHandler = Protocol.prototype.setRequestHandler as (this: Server, schema: typeof LenientCallToolRequestSchema, handler: typeof callTool) => void;
+  setRequestHandler.call(mcp.server, LenientCallToolRequestSchema, callTool);
   registerResources(mcp, app);
   registerPrompts(mcp, app);
   return mcp;
@@ -113,7 +119,7 @@ async function elicit(mcp: McpServer, p: NeedsInputPayload): Promise<Record<stri
     properties[field] = { type: 'string', title: field, ...(suggestions.length ? { description: `e.g. ${suggestions.slice(0, 5).join(', ')}` } : {}) };
   }
   try {
-    const res = await mcp.server.elicitInput({ mode: 'form', message: p.message, requestedSchema: { type: 'object', properties } } as Parameters<typeof mcp.server.elicitInput>[0]);
+    const res = await mcp.server.elicitInput({ mode: 'form', message: p.message, requestedSchema: { type: 'object', properties } });
     if (res.action !== 'accept' || !res.content) return null;
     const answer = Object.fromEntries(Object.entries(res.content).filter(([, v]) => v !== '' && v !== undefined && v !== null));
     return Object.keys(answer).length ? answer : null;

@@ -4,18 +4,17 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { CallToolResultSchema, ToolListChangedNotificationSchema, type CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { AjvJsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/ajv';
-import { call, startServe, tempDir, toolError, useEmbeddedServer } from '../helpers/cli.js';
+import { call, type startServe, toolError, useEmbeddedServer } from '../helpers/cli.js';
 
 /** The default tools/list budget (issue 7): an agent's context must not drown in tool schemas. */
 const DEFAULT_LIST_BUDGET_BYTES = 16 * 1024;
 
 describe('contract as a new user meets it: toolsets, published schemas, dates, blank content, bad arguments', () => {
-  let dir: Awaited<ReturnType<typeof tempDir>>;
   let server: Awaited<ReturnType<typeof startServe>>;
   let client: Client;
 
   // The default toolsets, as a user who sets nothing gets them.
-  useEmbeddedServer((f) => ({ dir, server, client } = f), { CONTEXT_GRAPH_TOOLSETS: '' });
+  useEmbeddedServer((f) => ({ server, client } = f), { CONTEXT_GRAPH_TOOLSETS: '' });
 
   test('the default tools/list is the core toolset within budget; other toolsets are switched on per session', async (t) => {
     const { tools } = await client.listTools();
@@ -55,7 +54,7 @@ describe('contract as a new user meets it: toolsets, published schemas, dates, b
   test('published input schemas accept what the server accepts: aliases and a lone string for a list', async () => {
     const { tools } = await client.listTools();
     const validator = new AjvJsonSchemaValidator();
-    const schemaOf = (name: string) => validator.getValidator(tools.find((x) => x.name === name)!.inputSchema as never);
+    const schemaOf = (name: string) => validator.getValidator(tools.find((x) => x.name === name)!.inputSchema);
     for (const [tool, args] of [
       ['store', { text: 'Alias check: the boiler is serviced in May.', type: 'episodic', project: 'house', tags: 'maintenance' }],
       ['search', { query: 'boiler service', project: 'house', k: 3, tags: 'maintenance' }],
@@ -96,7 +95,7 @@ describe('contract as a new user meets it: toolsets, published schemas, dates, b
   });
 
   test('arguments that are not an object answer a clean INVALID_PARAMS, no internal dump', async () => {
-    const r = (await client.request({ method: 'tools/call', params: { name: 'store', arguments: 'content=hello' as never } }, CallToolResultSchema)) as CallToolResult;
+    const r: CallToolResult = await client.request({ method: 'tools/call', params: { name: 'store', arguments: 'content=hello' as never } }, CallToolResultSchema);
     assert.equal(r.isError, true);
     const err = toolError(r)!;
     assert.equal(err.code, 'INVALID_PARAMS');

@@ -34,9 +34,8 @@ export interface ToolDef<I extends z.ZodType<Record<string, unknown>> = z.ZodObj
   resourceLinks?(args: z.output<I>, result: z.output<O>): string[];
 }
 
-// The handler's argument type is contravariant, so a list of tools is kept at this erased type.
-// eslint-disable-next-line @typescript-eslint/no-explicit-any
-export type AnyTool = ToolDef<any, any>;
+/** A tool of any schemas, as lists hold them (method parameters are bivariant, so every tool fits). */
+export type AnyTool = ToolDef<z.ZodObject, z.ZodObject>;
 
 export function defineTool<I extends z.ZodType<Record<string, unknown>>, O extends z.ZodObject>(def: ToolDef<I, O>): ToolDef<I, O> {
   return def;

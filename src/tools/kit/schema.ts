@@ -32,10 +32,10 @@ export function jsonSchemaOf(schema: z.ZodType, io: 'input' | 'output'): Json {
  * The input schema a client sees: what the server accepts, aliases and coercions included,
  * so a client that validates strictly never refuses a call the docs show.
  */
-export function publishedInputSchema(call: z.ZodObject): Json {
+export function publishedInputSchema(call: z.ZodObject<Record<string, z.ZodType>>): Json {
   const json = jsonSchemaOf(call, 'input');
   const properties = json.properties as Record<string, Json>;
-  for (const [name, schema] of Object.entries(call.shape as Record<string, z.ZodType>)) {
+  for (const [name, schema] of Object.entries(call.shape)) {
     const prop = properties[name];
     if (prop && isStringArray(schema)) {
       const { description, default: dflt, ...list } = prop;
@@ -44,7 +44,7 @@ export function publishedInputSchema(call: z.ZodObject): Json {
   }
   const required = new Set((json.required as string[] | undefined) ?? []);
   const eitherOr: Json[] = [];
-  for (const [alias, field] of aliasMap(call.shape as Record<string, z.ZodType>)) {
+  for (const [alias, field] of aliasMap(call.shape)) {
     if (!(alias in properties)) properties[alias] = { description: `Alias of ${field}.` };
     // A required field may arrive under its alias instead.
     if (required.delete(field)) eitherOr.push({ anyOf: [{ required: [field] }, { required: [alias] }] });
