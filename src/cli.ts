@@ -6,7 +6,8 @@ import { listModels, modelStatus, pullModel } from './embed/models.js';
 import { createLogger, type Logger } from './log.js';
 import { listSurface, renderReference } from './mcp/docs.js';
 import { acquireDirLock, describeHolder, type DirLock } from './store/dir-lock.js';
-import { startHttp, type HttpFrontEnd } from './transports/http.js';
+import { startHttpServer, type HttpServer } from './transports/http-server.js';
+import { MCP_PATH, streamableHttp } from './transports/streamable-http.js';
 import { forwardStdio, serveStdio } from './transports/stdio.js';
 
 const COMMANDS: Record<string, { summary: string; usage: string; run(config: Config, args: string[], logger: Logger): Promise<number> }> = {
@@ -90,6 +91,14 @@ async function lockDataDir(config: Config, mode: 'serve' | 'stdio'): Promise<{ l
   return { lock: result };
 }
 
+/**
+ * The HTTP front end with every transport mounted. A new transport is its file in
+ * src/transports/ plus one entry in this list.
+ */
+function startHttp(app: App, host: string, port: number): Promise<HttpServer> {
+  return startHttpServer({ host, port, logger: app.logger, health: () => app.health(), transports: [streamableHttp(app)] });
+}
+
 function onShutdownSignal(handler: () => Promise<void>): void {
   let stopping = false;
   for (const signal of ['SIGINT', 'SIGTERM'] as const) {
@@ -108,13 +117,14 @@ async function serve(config: Config, _args: string[], logger: Logger): Promise<n
     return 1;
   }
   let app: App | null = null;
-  let http: HttpFrontEnd | null = null;
+  let http: HttpServer | null = null;
   try {
     app = await createApp(config, logger);
-    http = await startHttp(app, { host: config.host, port: config.port });
-    await lock?.update({ mode: 'serve', url: http.mcpUrl });
+    http = await startHttp(app, config.host, config.port);
+    const mcpUrl = http.baseUrl + MCP_PATH;
+    await lock?.update({ mode: 'serve', url: mcpUrl });
     // One machine-readable line on stderr, for scripts and tests that start the server.
-    process.stderr.write(`context-graph: listening on ${http.mcpUrl}\n`);
+    process.stderr.write(`context-graph: listening on ${mcpUrl}\n`);
   } catch (err) {
     await http?.close();
     await app?.close();
@@ -143,8 +153,8 @@ async function stdio(config: Config, _args: string[], logger: Logger): Promise<n
   const app = await createApp(config, logger);
   // In embedded mode the owner also listens on a loopback port, so that later stdio processes
   // on this data directory relay to it instead of being turned away.
-  const http = lock ? await startHttp(app, { host: '127.0.0.1', port: 0 }) : null;
-  if (http) await lock!.update({ mode: 'stdio', url: http.mcpUrl });
+  const http = lock ? await startHttp(app, '127.0.0.1', 0) : null;
+  if (http) await lock!.update({ mode: 'stdio', url: http.baseUrl + MCP_PATH });
   const shutdown = async () => {
     await http?.close();
     await app.close();
