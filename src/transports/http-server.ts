@@ -1,4 +1,4 @@
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import { createServer, STATUS_CODES, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Logger } from '../log.js';
 
@@ -63,8 +63,6 @@ export class HttpError extends Error {
   }
 }
 
-const STATUS_TEXT: Record<number, string> = { 400: 'Bad Request', 403: 'Forbidden', 404: 'Not Found', 405: 'Method Not Allowed', 413: 'Payload Too Large', 500: 'Internal Server Error' };
-
 // JSON-RPC has a code for unparsable input and one for internal errors; the MCP SDK answers
 // every other transport-level refusal with -32000, and so do we.
 const JSON_RPC_CODE: Record<string, number> = { INVALID_JSON: -32700, INTERNAL: -32603 };
@@ -92,7 +90,7 @@ export function sendJson(res: ServerResponse, status: number, body: unknown, hea
 function sendError(res: ServerResponse, err: HttpError, jsonRpc: boolean): void {
   const body = jsonRpc
     ? { jsonrpc: '2.0', error: { code: JSON_RPC_CODE[err.code] ?? -32000, message: err.message }, id: null }
-    : { statusCode: err.status, code: err.code, error: STATUS_TEXT[err.status] ?? 'Error', message: err.message };
+    : { statusCode: err.status, code: err.code, error: STATUS_CODES[err.status] ?? 'Error', message: err.message };
   sendJson(res, err.status, body, err.headers);
 }
 
