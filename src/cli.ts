@@ -1,33 +1,56 @@
 #!/usr/bin/env node
 import { setTimeout as sleep } from 'node:timers/promises';
 import { createApp, runWorker, VERSION, type App } from './app.js';
-import { ConfigError, configHelp, loadConfig, splitConfigFlags, type Config } from './config.js';
+import { flagsHelp, parseArgs, settingFlags, settingValues, UsageError, type FlagSpec, type ParsedArgs } from './cli-flags.js';
+import { ConfigError, configHelp, configSettings, loadConfig, type Config, type SettingName } from './config.js';
 import { listModels, modelStatus, pullModel } from './embed/models.js';
 import { createLogger, type Logger } from './log.js';
 import { listSurface, renderReference } from './mcp/docs.js';
 import { acquireDirLock, describeHolder, type DirLock } from './store/dir-lock.js';
-import { startHttp, type HttpFrontEnd } from './transports/http.js';
+import { startHttpServer, type HttpServer } from './transports/http-server.js';
+import { MCP_PATH, streamableHttp } from './transports/streamable-http.js';
 import { forwardStdio, serveStdio } from './transports/stdio.js';
 
-const COMMANDS: Record<string, { summary: string; usage: string; run(config: Config, args: string[], logger: Logger): Promise<number> }> = {
+interface Command {
+  summary: string;
+  usage: string;
+  /** Every flag the command reads; any other is refused. */
+  flags: FlagSpec[];
+  /** How many plain arguments the command takes (`models pull <name>` takes two). */
+  positionals?: number;
+  run(config: Config, args: ParsedArgs, logger: Logger): Promise<number>;
+}
+
+const ALL_SETTINGS = Object.keys(configSettings) as SettingName[];
+// The stdio owner's relay port is always a free loopback one, so host and port mean nothing there.
+const STDIO_SETTINGS = ALL_SETTINGS.filter((name) => name !== 'host' && name !== 'port');
+
+const COMMANDS: Record<string, Command> = {
   serve: {
     summary: 'serve MCP over Streamable HTTP at /mcp, plus /healthz',
     usage: 'context-graph serve [options]',
+    flags: settingFlags(ALL_SETTINGS),
     run: serve,
   },
   stdio: {
     summary: 'serve one MCP client over stdin/stdout (relays to the owner if the data directory is in use)',
     usage: 'context-graph stdio [options]',
+    flags: settingFlags(STDIO_SETTINGS),
     run: stdio,
   },
   worker: {
     summary: 'consume jobs from the BullMQ queue (needs DATABASE_URL and REDIS_URL)',
     usage: 'context-graph worker [--concurrency N] [options]',
+    flags: [
+      { flag: '--concurrency', value: 'N', help: 'jobs run at once, 1 to 64 (default 4)', wholeNumber: true },
+      ...settingFlags(['databaseUrl', 'redisUrl', 'queueName', 'modelDir', 'logLevel']),
+    ],
     run: worker,
   },
   docs: {
     summary: 'print the reference of every tool, resource, prompt and error code (the README section)',
     usage: 'context-graph docs',
+    flags: [],
     run: async () => {
       process.stdout.write(renderReference(await listSurface()) + '\n');
       return 0;
@@ -36,6 +59,11 @@ const COMMANDS: Record<string, { summary: string; usage: string; run(config: Con
   models: {
     summary: 'list, check or download embedding models',
     usage: 'context-graph models list | status | pull <name> [--into DIR]   (pull writes DIR/<name>; DIR defaults to <data dir>/models)',
+    flags: [
+      { flag: '--into', value: 'DIR', help: 'where `pull` writes DIR/<name> (default <data dir>/models)' },
+      ...settingFlags(['dataDir', 'modelDir', 'logLevel']),
+    ],
+    positionals: 2,
     run: models,
   },
 };
@@ -62,18 +90,17 @@ async function main(argv: string[]): Promise<number> {
   }
   if (rest.includes('--help') || rest.includes('-h')) {
     // Help goes to stderr for stdio so that stdout stays JSON-RPC only even when misused.
-    (name === 'stdio' ? process.stderr : process.stdout).write(`Usage: ${command.usage}\n\n${command.summary}\n\nOptions (flag / environment variable):\n${configHelp()}\n`);
+    (name === 'stdio' ? process.stderr : process.stdout).write(`Usage: ${command.usage}\n\n${command.summary}\n\nOptions (flag / environment variable):\n${flagsHelp(command.flags)}\n`);
     return 0;
   }
   let config: Config;
-  let args: string[];
+  let args: ParsedArgs;
   try {
-    const { values, rest: remaining } = splitConfigFlags(rest);
-    config = loadConfig(process.env, values);
-    args = remaining;
+    args = parseArgs(name, rest, command.flags, command.positionals);
+    config = loadConfig(process.env, settingValues(args.values));
   } catch (err) {
-    if (err instanceof ConfigError) {
-      process.stderr.write(`context-graph: ${err.message}\n`);
+    if (err instanceof UsageError || err instanceof ConfigError) {
+      process.stderr.write(`context-graph ${name}: ${err.message}\n`);
       return 2;
     }
     throw err;
@@ -90,6 +117,14 @@ async function lockDataDir(config: Config, mode: 'serve' | 'stdio'): Promise<{ l
   return { lock: result };
 }
 
+/**
+ * The HTTP front end with every transport mounted. A new transport is its file in
+ * src/transports/ plus one entry in this list.
+ */
+function startHttp(app: App, host: string, port: number): Promise<HttpServer> {
+  return startHttpServer({ host, port, logger: app.logger, health: () => app.health(), transports: [streamableHttp(app)] });
+}
+
 function onShutdownSignal(handler: () => Promise<void>): void {
   let stopping = false;
   for (const signal of ['SIGINT', 'SIGTERM'] as const) {
@@ -101,20 +136,21 @@ function onShutdownSignal(handler: () => Promise<void>): void {
   }
 }
 
-async function serve(config: Config, _args: string[], logger: Logger): Promise<number> {
+async function serve(config: Config, _args: ParsedArgs, logger: Logger): Promise<number> {
   const { lock, heldMessage } = await lockDataDir(config, 'serve');
   if (heldMessage) {
     process.stderr.write(`context-graph: ${heldMessage}\n`);
     return 1;
   }
   let app: App | null = null;
-  let http: HttpFrontEnd | null = null;
+  let http: HttpServer | null = null;
   try {
     app = await createApp(config, logger);
-    http = await startHttp(app, { host: config.host, port: config.port });
-    await lock?.update({ mode: 'serve', url: http.mcpUrl });
+    http = await startHttp(app, config.host, config.port);
+    const mcpUrl = http.baseUrl + MCP_PATH;
+    await lock?.update({ mode: 'serve', url: mcpUrl });
     // One machine-readable line on stderr, for scripts and tests that start the server.
-    process.stderr.write(`context-graph: listening on ${http.mcpUrl}\n`);
+    process.stderr.write(`context-graph: listening on ${mcpUrl}\n`);
   } catch (err) {
     await http?.close();
     await app?.close();
@@ -130,7 +166,7 @@ async function serve(config: Config, _args: string[], logger: Logger): Promise<n
   return 0;
 }
 
-async function stdio(config: Config, _args: string[], logger: Logger): Promise<number> {
+async function stdio(config: Config, _args: ParsedArgs, logger: Logger): Promise<number> {
   const { lock, heldMessage, heldUrl } = await lockDataDir(config, 'stdio');
   if (heldMessage) {
     if (!heldUrl) {
@@ -143,8 +179,8 @@ async function stdio(config: Config, _args: string[], logger: Logger): Promise<n
   const app = await createApp(config, logger);
   // In embedded mode the owner also listens on a loopback port, so that later stdio processes
   // on this data directory relay to it instead of being turned away.
-  const http = lock ? await startHttp(app, { host: '127.0.0.1', port: 0 }) : null;
-  if (http) await lock!.update({ mode: 'stdio', url: http.mcpUrl });
+  const http = lock ? await startHttp(app, '127.0.0.1', 0) : null;
+  if (http) await lock!.update({ mode: 'stdio', url: http.baseUrl + MCP_PATH });
   const shutdown = async () => {
     await http?.close();
     await app.close();
@@ -158,15 +194,14 @@ async function stdio(config: Config, _args: string[], logger: Logger): Promise<n
   return 0;
 }
 
-async function worker(config: Config, args: string[], logger: Logger): Promise<number> {
+async function worker(config: Config, args: ParsedArgs, logger: Logger): Promise<number> {
   if (!config.databaseUrl || !config.redisUrl) {
     process.stderr.write('context-graph: worker needs DATABASE_URL and REDIS_URL (in embedded mode the server embeds in process)\n');
     return 2;
   }
-  const i = args.indexOf('--concurrency');
-  const concurrency = i >= 0 ? Number(args[i + 1]) : 4;
-  if (!Number.isInteger(concurrency) || concurrency < 1 || concurrency > 64) {
-    process.stderr.write('context-graph: --concurrency must be an integer from 1 to 64\n');
+  const concurrency = Number(args.values['--concurrency'] ?? 4);
+  if (concurrency < 1 || concurrency > 64) {
+    process.stderr.write('context-graph worker: --concurrency must be an integer from 1 to 64\n');
     return 2;
   }
   const running = await runWorker(config, logger, { concurrency });
@@ -175,13 +210,13 @@ async function worker(config: Config, args: string[], logger: Logger): Promise<n
   return 0;
 }
 
-async function models(config: Config, args: string[], logger: Logger): Promise<number> {
-  const [sub, name] = args;
-  if (sub === 'list' || sub === undefined) {
+async function models(config: Config, args: ParsedArgs, logger: Logger): Promise<number> {
+  const [sub, name] = args.positionals;
+  if ((sub === 'list' || sub === undefined) && name === undefined) {
     for (const m of listModels()) process.stdout.write(`${m.name}\t${m.description}\n`);
     return 0;
   }
-  if (sub === 'status') {
+  if (sub === 'status' && name === undefined) {
     if (!config.modelDir) {
       process.stdout.write('No CONTEXT_GRAPH_MODEL_DIR set: E1 uses the model-free encoder.\n');
       return 0;
@@ -190,8 +225,7 @@ async function models(config: Config, args: string[], logger: Logger): Promise<n
     return 0;
   }
   if (sub === 'pull' && name) {
-    const into = args.indexOf('--into');
-    const target = into >= 0 && args[into + 1] ? args[into + 1]! : `${config.dataDir}/models`;
+    const target = args.values['--into'] ?? `${config.dataDir}/models`;
     const result = await pullModel(name, target, {
       onProgress: (p) => logger.info(p, 'download'),
     });
