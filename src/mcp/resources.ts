@@ -1,6 +1,7 @@
 import { McpServer, ResourceTemplate } from '@modelcontextprotocol/sdk/server/mcp.js';
-import { ErrorCode, McpError, ReadResourceRequestSchema, type ReadResourceResult } from '@modelcontextprotocol/sdk/types.js';
+import { ReadResourceRequestSchema, type ReadResourceResult } from '@modelcontextprotocol/sdk/types.js';
 import type { App } from '../app.js';
+import { JSONRPC_INTERNAL_ERROR, JSONRPC_INVALID_PARAMS, JsonRpcError } from '../errors.js';
 import {
   entryIdsWithPrefix,
   nodeImagesAsOf,
@@ -27,7 +28,6 @@ import { registerSubscriptions } from './subscriptions.js';
  */
 
 export const MIME = 'application/json';
-export const RESOURCE_NOT_FOUND = -32002;
 const DEFAULT_LIMIT = 20;
 const MAX_LIMIT = 100;
 const COMPLETION_LIMIT = 100;
@@ -129,10 +129,10 @@ function decodeCursor(raw: string, resourceUri: string): Cursor {
     c = null;
   }
   if (!c || typeof c !== 'object' || typeof c.r !== 'string' || !Number.isInteger(c.a) || (typeof c.k !== 'string' && typeof c.k !== 'number')) {
-    throw new McpError(ErrorCode.InvalidParams, 'Invalid cursor: pass back the next_cursor of a previous page unchanged.');
+    throw new JsonRpcError(JSONRPC_INVALID_PARAMS, 'Invalid cursor: pass back the next_cursor of a previous page unchanged.');
   }
   if (c.r !== resourceUri) {
-    throw new McpError(ErrorCode.InvalidParams, `Invalid cursor: it was issued for ${c.r}, not ${resourceUri}.`);
+    throw new JsonRpcError(JSONRPC_INVALID_PARAMS, `Invalid cursor: it was issued for ${c.r}, not ${resourceUri}.`);
   }
   return c as Cursor;
 }
@@ -142,7 +142,7 @@ function parseLimit(params: URLSearchParams): number {
   if (raw === null || raw === '') return DEFAULT_LIMIT;
   const n = Number(raw);
   if (!Number.isInteger(n) || n < 1 || n > MAX_LIMIT) {
-    throw new McpError(ErrorCode.InvalidParams, `Invalid limit "${raw}": an integer from 1 to ${MAX_LIMIT}.`);
+    throw new JsonRpcError(JSONRPC_INVALID_PARAMS, `Invalid limit "${raw}": an integer from 1 to ${MAX_LIMIT}.`);
   }
   return n;
 }
@@ -222,10 +222,15 @@ const MEMORY_TYPE_DESCRIPTIONS: Record<(typeof MEMORY_TYPES)[number], string> = 
   procedural: 'How to do something: steps, commands, checklists.',
 };
 
-/** Builds the page a knowledge:// URI names; throws McpError for unknown resources or bad paging. */
+/** The JSON-RPC error for a URI that names no resource of ours. */
+export function resourceNotFound(uri: string): JsonRpcError {
+  return JsonRpcError.of('RESOURCE_NOT_FOUND', `Resource not found: ${uri}. See resources/list and resources/templates/list.`, { uri });
+}
+
+/** Builds the page a knowledge:// URI names; throws JsonRpcError for unknown resources or bad paging. */
 export async function readKnowledge(app: App, uri: string): Promise<Page> {
   const parsed = parseKnowledgeUri(uri);
-  if (!parsed) throw new McpError(RESOURCE_NOT_FOUND, `Resource not found: ${uri}. See resources/list and resources/templates/list.`);
+  if (!parsed) throw resourceNotFound(uri);
   const { resource: r, params } = parsed;
   const resourceUri = canonicalUri(r);
   switch (r.kind) {
@@ -239,7 +244,7 @@ export async function readKnowledge(app: App, uri: string): Promise<Page> {
     case 'entry': {
       const asOf = await latestTxId(app.db);
       const [row] = await imagesAsOf(app.db, 'node', asOf, { ids: [r.id], limit: 1 });
-      if (!row) throw new McpError(RESOURCE_NOT_FOUND, `Resource not found: no live entry ${r.id}.`);
+      if (!row) throw JsonRpcError.of('RESOURCE_NOT_FOUND', `Resource not found: no live entry ${r.id}.`, { uri });
       return { resource_uri: resourceUri, as_of_tx_id: asOf, items: [entryItem(row.image)], next_cursor: null };
     }
     case 'triples':
@@ -383,10 +388,10 @@ export function registerResources(mcp: McpServer, app: App): void {
     try {
       return toResult(request.params.uri, await readKnowledge(app, request.params.uri));
     } catch (err) {
-      if (err instanceof McpError) throw err;
+      if (err instanceof JsonRpcError) throw err;
       // Internals (SQL, stack) stay in the log.
       app.logger.error({ err, uri: request.params.uri }, 'resource read failed');
-      throw new McpError(ErrorCode.InternalError, 'Reading the resource failed; try again.');
+      throw new JsonRpcError(JSONRPC_INTERNAL_ERROR, 'Reading the resource failed; try again.');
     }
   });
 

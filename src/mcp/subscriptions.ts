@@ -1,13 +1,12 @@
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import {
-  McpError,
   SubscribeRequestSchema,
   UnsubscribeRequestSchema,
   type ServerNotification,
 } from '@modelcontextprotocol/sdk/types.js';
 import type { App } from '../app.js';
 import type { ChangedEntity, TxEvent } from '../services/change-feed.js';
-import { parseKnowledgeUri, RESOURCE_NOT_FOUND, type ParsedUri } from './resources.js';
+import { parseKnowledgeUri, resourceNotFound, type ParsedUri } from './resources.js';
 
 /** At most this many ids per notification; `truncated` says when more changed. */
 export const MAX_CHANGED_IDS = 100;
@@ -104,7 +103,7 @@ export function registerSubscriptions(mcp: McpServer, app: App): void {
   mcp.server.setRequestHandler(SubscribeRequestSchema, async (request) => {
     const uri = request.params.uri;
     const parsed = parseKnowledgeUri(uri);
-    if (!parsed) throw new McpError(RESOURCE_NOT_FOUND, `Resource not found: ${uri}. See resources/list and resources/templates/list.`);
+    if (!parsed) throw resourceNotFound(uri);
     subscriptions.set(uri, parsed.resource);
     listen(true);
     return {};

@@ -136,6 +136,28 @@ describe('resources over Streamable HTTP', () => {
     await assert.rejects(client.readResource({ uri: 'knowledge://nothing-here' }), /not found/i);
   });
 
+  test('resource errors carry one clean message: -32002 RESOURCE_NOT_FOUND, -32602 for bad parameters', async () => {
+    const failure = async (uri: string) => {
+      const err = await client.readResource({ uri }).then(
+        () => assert.fail(`${uri} should fail`),
+        (e: unknown) => e as Error & { code: number; data?: Record<string, unknown> },
+      );
+      assert.equal(err.message.match(/MCP error/g)?.length, 1, err.message);
+      return err;
+    };
+    const missing = await failure('knowledge://nothing-here');
+    assert.equal(missing.code, -32002);
+    assert.equal(missing.message, 'MCP error -32002: Resource not found: knowledge://nothing-here. See resources/list and resources/templates/list.');
+    assert.equal(missing.data?.code, 'RESOURCE_NOT_FOUND');
+    const noEntry = await failure('knowledge://entries/01NOSUCHENTRY0000000000000');
+    assert.deepEqual([noEntry.code, noEntry.data?.code], [-32002, 'RESOURCE_NOT_FOUND']);
+    const badLimit = await failure('knowledge://entries?limit=abc');
+    assert.equal(badLimit.code, -32602);
+    assert.equal(badLimit.message, 'MCP error -32602: Invalid limit "abc": an integer from 1 to 100.');
+    const badCursor = await failure('knowledge://entries?cursor=not-a-cursor');
+    assert.equal(badCursor.code, -32602);
+  });
+
   test('graph triples and transaction history read in the same envelope', async () => {
     const triples = await read(client, 'knowledge://graph/triples');
     assert.equal(triples.resource_uri, 'knowledge://graph/triples');

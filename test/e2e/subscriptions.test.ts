@@ -130,7 +130,12 @@ describe('resources/subscribe across HTTP sessions', () => {
     assert.ok(!rec.parsed.some((p) => p.uri === `knowledge://entries/${target.id}`), 'the single entry did not change');
     assert.ok(!rec.parsed.some((p) => p.uri === 'knowledge://graph/triples'), 'no edge changed');
 
-    await assert.rejects(b.subscribeResource({ uri: 'knowledge://nope' }), /not found/i);
+    await assert.rejects(b.subscribeResource({ uri: 'knowledge://nope' }), (err: Error & { code?: number }) => {
+      assert.equal(err.code, -32002);
+      assert.match(err.message, /^MCP error -32002: Resource not found: knowledge:\/\/nope\./);
+      assert.equal(err.message.match(/MCP error/g)?.length, 1, 'one prefix');
+      return true;
+    });
     for (const uri of ['knowledge://entries?project_id=watched', `knowledge://entries/${target.id}`, 'knowledge://history/transactions', 'knowledge://graph/triples']) {
       await b.unsubscribeResource({ uri });
     }
