@@ -315,7 +315,7 @@ export const STATIC_RESOURCES: readonly StaticResource[] = [
     uri: 'knowledge://entries',
     name: 'entries',
     title: 'Memory entries',
-    description: `Every live memory entry (id, topic, content, project_id, memory_type, tags, confidence, importance, valid_from, valid_to, recorded_at, updated_at), by id. Filters: project_id, topic (substring). ${PAGING} Subscribe for change notifications; knowledge://entries?project_id=x narrows them to one project.`,
+    description: `Every live memory entry (id, topic, content, project_id, memory_type, tags, confidence, importance, valid_from, valid_to, recorded_at, updated_at), by id. Filters: project_id, topic (the whole topic in any case, as query's topic filter). ${PAGING} Subscribe for change notifications; knowledge://entries?project_id=x narrows them to one project.`,
     version: 1,
   },
   {
@@ -372,7 +372,7 @@ export function registerResources(mcp: McpServer, app: App): void {
   mcp.registerResource(
     'entries-filtered',
     new ResourceTemplate('knowledge://entries{?project_id,topic,limit,cursor}', { list: undefined, complete: { project_id: completeProjects } }),
-    { title: 'Memory entries, filtered', description: `Entries of one project and/or whose topic contains a string. ${PAGING} project_id completes from the known projects.`, mimeType: MIME, _meta: { version: 1 } },
+    { title: 'Memory entries, filtered', description: `Entries of one project and/or of one topic (matched whole, in any case, as query's topic filter). ${PAGING} project_id completes from the known projects.`, mimeType: MIME, _meta: { version: 1 } },
     async (uri) => viaRouter(uri),
   );
   mcp.registerResource(

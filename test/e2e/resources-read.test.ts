@@ -120,9 +120,10 @@ describe('resources over Streamable HTTP', () => {
     assert.equal(alpha.resource_uri, 'knowledge://entries?project_id=alpha');
     assert.ok(alpha.items.length >= 15);
     assert.ok(alpha.items.every((i) => i.project_id === 'alpha'));
-    const deploy = await read(client, 'knowledge://entries?topic=deployment&limit=100');
-    assert.equal(deploy.items.length, 9);
-    assert.ok(deploy.items.every((i) => /deployment/i.test(i.topic)));
+    // The topic matches whole and in any case, exactly as query's topic filter does.
+    const deploy = await read(client, 'knowledge://entries?topic=DEPLOYMENT%20note%2010&limit=100');
+    assert.deepEqual(deploy.items.map((i) => i.id), [pagedIds[10]]);
+    assert.equal((await read(client, 'knowledge://entries?topic=deployment&limit=100')).items.length, 0, 'no substring match');
 
     const first = await read(client, 'knowledge://entries?project_id=beta&limit=5');
     assert.ok(first.next_cursor);
@@ -156,6 +157,18 @@ describe('resources over Streamable HTTP', () => {
     assert.equal(badLimit.message, 'MCP error -32602: Invalid limit "abc": an integer from 1 to 100.');
     const badCursor = await failure('knowledge://entries?cursor=not-a-cursor');
     assert.equal(badCursor.code, -32602);
+  });
+
+  test('query {topic} and knowledge://entries?topic= find the same entries', async () => {
+    const topic = 'shared Topic';
+    const same = [await store(writer, { content: 'Topic parity one.', topic: 'Shared topic' }), await store(writer, { content: 'Topic parity two.', topic: 'SHARED TOPIC' })];
+    await store(writer, { content: 'Topic parity decoy.', topic: 'shared topic, extended' });
+    const viaQuery = await call(client, 'query', { topic, limit: 50 });
+    assert.equal(viaQuery.isError, undefined, JSON.stringify(viaQuery.content));
+    const queried = ((viaQuery.structuredContent as { items: Array<{ id: string }> }).items ?? []).map((i) => i.id).sort();
+    const viaResource = (await read(client, `knowledge://entries?topic=${encodeURIComponent(topic)}&limit=100`)).items.map((i) => i.id).sort();
+    assert.deepEqual(queried, same.map((s) => s.id).sort());
+    assert.deepEqual(viaResource, queried);
   });
 
   test('graph triples and transaction history read in the same envelope', async () => {
