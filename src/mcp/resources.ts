@@ -12,12 +12,16 @@ import {
 } from '../store/resource-repo.js';
 import { imagesAsOf, latestTxId } from '../store/tx-log.js';
 import { MEMORY_TYPES } from '../tools/kit/fields.js';
+import { jsonSchemaOf } from '../tools/kit/schema.js';
+import { PAYLOAD_SCHEMAS, schemaUri } from './contract.js';
 import { registerSubscriptions } from './subscriptions.js';
 
 /**
  * Resources (seed 000 §US-002-003, seed 004): read-only, discoverable JSON surfaces.
  *
- * Every read answers `{resource_uri, as_of_tx_id, items, next_cursor}`. Paged resources take
+ * Every read answers `{resource_uri, as_of_tx_id, items, next_cursor}`, except the payload
+ * schemas (`knowledge://schemas/{kind}`), which answer the JSON Schema itself so that a client
+ * can hand it to a validator as it comes. Paged resources take
  * `limit` and `cursor` as URI query parameters (`knowledge://entries?limit=20&cursor=…`). The
  * first page fixes `as_of_tx_id` (the newest transaction); the opaque cursor carries it with the
  * last key read, and later pages are rebuilt from the transaction log as of that transaction,
@@ -41,7 +45,9 @@ export type ParsedUri =
   | { kind: 'memory-types' }
   | { kind: 'projects' }
   | { kind: 'project-tags'; projectId: string }
-  | { kind: 'health' };
+  | { kind: 'health' }
+  | { kind: 'schemas' }
+  | { kind: 'schema'; payloadKind: string };
 
 export interface ParsedRequest {
   resource: ParsedUri;
@@ -82,6 +88,11 @@ export function parseKnowledgeUri(uri: string): ParsedRequest | null {
     const projectId = decode(sub[1]!);
     resource = projectId ? { kind: 'project-tags', projectId } : null;
   } else if (path === 'health') resource = { kind: 'health' };
+  else if (path === 'schemas') resource = { kind: 'schemas' };
+  else if ((sub = /^schemas\/([^/]+)$/.exec(path))) {
+    const payloadKind = decode(sub[1]!);
+    resource = payloadKind ? { kind: 'schema', payloadKind } : null;
+  }
   return resource ? { resource, params } : null;
 }
 
@@ -103,6 +114,8 @@ export function canonicalUri(r: ParsedUri): string {
       return 'knowledge://history/transactions';
     case 'project-tags':
       return `knowledge://projects/${encodeURIComponent(r.projectId)}/tags`;
+    case 'schema':
+      return schemaUri(r.payloadKind);
     default:
       return `knowledge://${r.kind}`;
   }
@@ -227,11 +240,11 @@ export function resourceNotFound(uri: string): JsonRpcError {
   return JsonRpcError.of('RESOURCE_NOT_FOUND', `Resource not found: ${uri}. See resources/list and resources/templates/list.`, { uri });
 }
 
-/** Builds the page a knowledge:// URI names; throws JsonRpcError for unknown resources or bad paging. */
-export async function readKnowledge(app: App, uri: string): Promise<Page> {
-  const parsed = parseKnowledgeUri(uri);
-  if (!parsed) throw resourceNotFound(uri);
-  const { resource: r, params } = parsed;
+/** Resources that answer a page (every one but the schemas, which are documents of their own). */
+type PagedResource = Exclude<ParsedUri, { kind: 'schema' }>;
+
+/** Builds the page a resource names; throws JsonRpcError for missing entries or bad paging. */
+async function readPage(app: App, uri: string, r: PagedResource, params: URLSearchParams): Promise<Page> {
   const resourceUri = canonicalUri(r);
   switch (r.kind) {
     case 'entries':
@@ -293,11 +306,41 @@ export async function readKnowledge(app: App, uri: string): Promise<Page> {
       const asOf = await latestTxId(app.db);
       return { resource_uri: resourceUri, as_of_tx_id: asOf, items: [await app.health()], next_cursor: null };
     }
+    case 'schemas': {
+      const asOf = await latestTxId(app.db);
+      const kinds = [...PAYLOAD_SCHEMAS.keys()];
+      return { resource_uri: resourceUri, as_of_tx_id: asOf, items: kinds.map((kind) => ({ kind, uri: schemaUri(kind) })), next_cursor: null, kinds };
+    }
   }
 }
 
-function toResult(uri: string, page: Page): ReadResourceResult {
-  return { contents: [{ uri, mimeType: MIME, text: JSON.stringify(page) }] };
+const publishedSchemas = new Map<string, Record<string, unknown>>();
+
+/**
+ * The JSON Schema of one payload kind, as tools/list refers to it (outputSchema description).
+ * `$id` is the URI it was read from, so a validator caches it under that name.
+ */
+export function payloadJsonSchema(payloadKind: string): Record<string, unknown> {
+  const schema = PAYLOAD_SCHEMAS.get(payloadKind);
+  if (!schema) throw JsonRpcError.of('RESOURCE_NOT_FOUND', `Resource not found: no payload kind "${payloadKind}". knowledge://schemas lists the kinds.`, { uri: schemaUri(payloadKind) });
+  let json = publishedSchemas.get(payloadKind);
+  if (!json) {
+    json = { $id: schemaUri(payloadKind), title: payloadKind, ...jsonSchemaOf(schema, 'output') };
+    publishedSchemas.set(payloadKind, json);
+  }
+  return json;
+}
+
+/**
+ * resources/read for any knowledge:// URI: a page, or for knowledge://schemas/{kind} the JSON
+ * Schema itself. Throws JsonRpcError for unknown resources or bad parameters.
+ */
+export async function readResource(app: App, uri: string): Promise<ReadResourceResult> {
+  const parsed = parseKnowledgeUri(uri);
+  if (!parsed) throw resourceNotFound(uri);
+  const { resource, params } = parsed;
+  const body = resource.kind === 'schema' ? payloadJsonSchema(resource.payloadKind) : await readPage(app, uri, resource, params);
+  return { contents: [{ uri, mimeType: MIME, text: JSON.stringify(body) }] };
 }
 
 interface StaticResource {
@@ -353,12 +396,20 @@ export const STATIC_RESOURCES: readonly StaticResource[] = [
     description: 'Preflight: version, store driver, queue backend and counts, embedding providers and models, vector index sizes.',
     version: 1,
   },
+  {
+    uri: 'knowledge://schemas',
+    name: 'schemas',
+    title: 'Payload schemas',
+    description: 'Every structured payload kind a tool answers with (kind, uri): items plus a kinds list. Each uri, knowledge://schemas/{kind}, reads the full JSON Schema that tools/list outputSchema refers to.',
+    version: 1,
+  },
 ];
 
 export function registerResources(mcp: McpServer, app: App): void {
   const completeEntryIds = async (value: string | undefined) => entryIdsWithPrefix(app.db, value ?? '', COMPLETION_LIMIT);
   const completeProjects = async (value: string | undefined) => projectIdsWithPrefix(app.db, value ?? '', COMPLETION_LIMIT);
-  const viaRouter = async (uri: URL) => toResult(uri.href, await readKnowledge(app, uri.href));
+  const viaRouter = async (uri: URL) => readResource(app, uri.href);
+  const completeKinds = async (value: string | undefined) => [...PAYLOAD_SCHEMAS.keys()].filter((k) => k.toLowerCase().startsWith((value ?? '').toLowerCase()));
 
   for (const r of STATIC_RESOURCES) {
     mcp.registerResource(r.name, r.uri, { title: r.title, description: r.description, mimeType: MIME, _meta: { version: r.version } }, viaRouter);
@@ -381,12 +432,19 @@ export function registerResources(mcp: McpServer, app: App): void {
     { title: 'Tags of a project', description: `Distinct tags of a project's live entries (tag, entries), by tag; items plus project_id and a tags list. Percent-encode a '/' in project_id. ${PAGING}`, mimeType: MIME, _meta: { version: 1 } },
     async (uri) => viaRouter(uri),
   );
+  // Not listed one by one (resources/list stays short as tools grow): knowledge://schemas lists them.
+  mcp.registerResource(
+    'payload-schema',
+    new ResourceTemplate('knowledge://schemas/{kind}', { list: undefined, complete: { kind: completeKinds } }),
+    { title: 'Schema of a payload kind', description: 'The full JSON Schema of one payload kind (e.g. entries:v1), as the outputSchema of tools/list refers to it; the answer is the schema itself, not a page. kind completes from the known kinds.', mimeType: MIME, _meta: { version: 1 } },
+    async (uri) => viaRouter(uri),
+  );
 
   // McpServer matches static URIs exactly and templates by regex, which neither query strings
   // (limit, cursor, filters) nor project ids holding '/' get through: route reads ourselves.
   mcp.server.setRequestHandler(ReadResourceRequestSchema, async (request) => {
     try {
-      return toResult(request.params.uri, await readKnowledge(app, request.params.uri));
+      return await readResource(app, request.params.uri);
     } catch (err) {
       if (err instanceof JsonRpcError) throw err;
       // Internals (SQL, stack) stay in the log.

@@ -9,6 +9,7 @@ import type { ToolContext } from '../tools/kit/context.js';
 import { invoke, type CompiledTool } from '../tools/kit/invoke.js';
 import type { NeedsInputPayload } from '../tools/kit/payloads.js';
 import { VERSION } from '../version.js';
+import { schemaUri } from './contract.js';
 import { presentError, presentResult } from './presenter.js';
 import { registerPrompts } from './prompts.js';
 import { registerResources } from './resources.js';
@@ -40,7 +41,7 @@ function listing(tool: CompiledTool): Tool {
       type: 'object',
       properties: { kind: { type: 'string', enum: tool.kinds } },
       required: ['kind'],
-      description: `Schemas: ${tool.kinds.map((k) => `knowledge://schemas/${k}`).join(', ')}`,
+      description: `Schemas: ${tool.kinds.map(schemaUri).join(', ')}`,
     } as Tool['outputSchema'],
     annotations: tool.def.annotations,
     _meta: { 'context-graph/toolset': TOOLSET_OF.get(tool.def.name) },

@@ -42,6 +42,8 @@ function covers(r: ParsedUri, c: ChangedEntity): boolean {
       return isEntry(c) && c.project_id === r.projectId;
     case 'memory-types':
     case 'health':
+    case 'schemas':
+    case 'schema':
       return false;
   }
 }
