@@ -20,6 +20,7 @@ import type { Services } from './services/index.js';
 import { IngestService } from './services/ingest.js';
 import { MemoryService } from './services/memory.js';
 import { ReadService } from './services/reads.js';
+import { ResourceReadService } from './services/resource-reads.js';
 import { SearchService } from './services/search.js';
 import type { Db } from './store/db.js';
 import { openStore } from './store/open.js';
@@ -108,6 +109,7 @@ export async function createApp(config: Config, logger: Logger): Promise<App> {
       search,
       changes,
       reads: new ReadService(db),
+      resourceReads: new ResourceReadService(db),
       ingest: new IngestService({ db, memory }),
       entries: new EntriesService({ db, memory }),
       graph: new GraphService({ db, memory }),

@@ -3,7 +3,6 @@ import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import type { GetPromptResult } from '@modelcontextprotocol/sdk/types.js';
 import * as z from 'zod';
 import type { App } from '../app.js';
-import { entryIdsWithPrefix, projectIdsWithPrefix } from '../store/resource-repo.js';
 import { MEMORY_TYPES } from '../tools/kit/fields.js';
 
 /**
@@ -26,7 +25,7 @@ function projectLine(projectId: string | undefined): string {
 export function registerPrompts(mcp: McpServer, app: App): void {
   const projects = completable(
     z.string().optional().describe('Project (namespace) to work in; completes from the projects that hold entries.'),
-    async (value) => projectIdsWithPrefix(app.db, value ?? '', COMPLETION_LIMIT),
+    async (value) => app.services.resourceReads.projectIdsWithPrefix(value ?? '', COMPLETION_LIMIT),
   );
   const memoryType = completable(
     z.string().optional().describe(`Memory type for every stored item: ${MEMORY_TYPES.join(', ')} (default: chosen per item).`),
@@ -105,7 +104,7 @@ Question: ${question}`,
       argsSchema: {
         fact_or_id: completable(
           z.string().min(1).describe('The outdated fact in words, or the id of its entry (completes by id prefix).'),
-          async (value) => entryIdsWithPrefix(app.db, value ?? '', COMPLETION_LIMIT),
+          async (value) => app.services.resourceReads.entryIdsWithPrefix(value ?? '', COMPLETION_LIMIT),
         ),
         correction: z.string().min(1).describe('What is true now.'),
         project_id: projects,

@@ -12,7 +12,8 @@ import { VERSION } from '../version.js';
 import { schemaUri } from './contract.js';
 import { presentError, presentResult } from './presenter.js';
 import { registerPrompts } from './prompts.js';
-import { registerResources } from './resources.js';
+import { registerResources } from './resources/router.js';
+import { registerSubscriptions } from './subscriptions.js';
 import { compiledTools, initialToolsets, SessionToolsets } from './toolsets.js';
 
 const INSTRUCTIONS = `context-graph is a durable memory. Call \`store\` to remember a fact, decision or
@@ -101,6 +102,7 @@ export function createMcpServer(app: App, opts: { actor: string }): McpServer {
     return invoked.status === 'error' ? presentError(invoked.error, invoked.format) : presentResult(invoked);
   });
   registerResources(mcp, app);
+  registerSubscriptions(mcp, app);
   registerPrompts(mcp, app);
   return mcp;
 }

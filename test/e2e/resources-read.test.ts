@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { entrySchema } from '../../src/tools/kit/entry.js';
 import { call, childEnv, httpClient, startServe, tempDir } from '../helpers/cli.js';
 
 interface Page {
@@ -202,6 +203,9 @@ describe('resources over Streamable HTTP', () => {
     const page = await read(client, `knowledge://entries/${id}`);
     assert.equal(page.items.length, 1);
     assert.equal(page.items[0].id, id);
+    // Resources show entries exactly as the tools do.
+    entrySchema.parse(page.items[0]);
+    for (const item of (await read(client, 'knowledge://entries?project_id=alpha&limit=5')).items) entrySchema.parse(item);
     assert.equal(page.next_cursor, null);
     await assert.rejects(client.readResource({ uri: 'knowledge://entries/01NOSUCHENTRY0000000000000' }), /not found/i);
 

@@ -12,7 +12,7 @@ const FORBIDDEN: Record<string, string[]> = {
   'src/index': ['src/services', 'src/mcp', 'src/transports', 'src/tools', 'src/jobs', 'src/embed/pool'],
   'src/jobs': ['src/services', 'src/mcp', 'src/transports', 'src/tools', 'src/store'],
   'src/tools': ['src/transports', 'src/store'],
-  'src/mcp': ['src/transports'],
+  'src/mcp': ['src/transports', 'src/store'],
   workers: ['src/services', 'src/mcp', 'src/transports', 'src/tools', 'src/store', 'src/jobs'],
 };
 
