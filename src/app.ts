@@ -12,7 +12,6 @@ import type { Logger } from './log.js';
 import { ChangeFeed } from './services/change-feed.js';
 import { TX_CHANNEL } from './services/writes.js';
 import { createEmbedJobHandler, EMBED_JOB, enqueueEmbeddingBacklog } from './services/embedding.js';
-import { CompletionService } from './services/completions.js';
 import { EntriesService } from './services/entries.js';
 import { GraphService } from './services/graph.js';
 import { HealthService, type Health } from './services/health.js';
@@ -21,6 +20,7 @@ import type { Services } from './services/index.js';
 import { IngestService } from './services/ingest.js';
 import { MemoryService } from './services/memory.js';
 import { ReadService } from './services/reads.js';
+import { ResourceReadService } from './services/resource-reads.js';
 import { SearchService } from './services/search.js';
 import type { Db } from './store/db.js';
 import { openStore } from './store/open.js';
@@ -109,12 +109,12 @@ export async function createApp(config: Config, logger: Logger): Promise<App> {
       search,
       changes,
       reads: new ReadService(db),
+      resourceReads: new ResourceReadService(db),
       ingest: new IngestService({ db, memory }),
       entries: new EntriesService({ db, memory }),
       graph: new GraphService({ db, memory }),
       history: new HistoryService({ db, memory, indexes, spaces: embedder.encoders().map((e) => e.space), logger }),
       health: new HealthService({ db, queue, embedder, indexes, indexSync, consumesJobs }),
-      completions: new CompletionService(db),
     };
     return { config, logger, services, db, queue, embedder, indexes, indexSync, consumesJobs, health: () => services.health.report(), close: closeAll };
   } catch (err) {

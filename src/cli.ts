@@ -2,6 +2,8 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { createApp, runWorker, VERSION, type App } from './app.js';
 import { flagsHelp, parseArgs, settingFlags, settingValues, UsageError, type FlagSpec, type ParsedArgs } from './cli-flags.js';
+import { isAppError } from './errors.js';
+import { initialToolsets } from './mcp/toolsets.js';
 import { ConfigError, configHelp, configSettings, loadConfig, type Config, type SettingName } from './config.js';
 import { listModels, modelStatus, pullModel } from './embed/models.js';
 import { createLogger, type Logger } from './log.js';
@@ -98,8 +100,10 @@ async function main(argv: string[]): Promise<number> {
   try {
     args = parseArgs(name, rest, command.flags, command.positionals);
     config = loadConfig(process.env, settingValues(args.values));
+    // Unknown toolset names fail at start, not at the first client's tools/list.
+    initialToolsets(config.toolsets);
   } catch (err) {
-    if (err instanceof UsageError || err instanceof ConfigError) {
+    if (err instanceof UsageError || err instanceof ConfigError || isAppError(err)) {
       process.stderr.write(`context-graph ${name}: ${err.message}\n`);
       return 2;
     }

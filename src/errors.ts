@@ -8,27 +8,85 @@ import type { Logger } from './log.js';
  *
  * Numeric codes follow seed 001 §5 where it defines one; others use the JSON-RPC reserved
  * server range. Retired codes must never be reused for something else.
+ *
+ * Each entry names the channel its number lives in, because two specifications give -32002 two
+ * meanings and both are kept:
+ * - `tool`: the `toolError:v1` payload of a tool result (`isError: true`). Seed 001 fixes
+ *   -32002 there for INVALID_PARAMS.
+ * - `jsonrpc`: the `error` of a JSON-RPC response (resources/read, resources/subscribe). MCP
+ *   fixes -32002 there for RESOURCE_NOT_FOUND.
+ * A code is only ever emitted in its own channel (`AppError` takes tool codes only), so a client
+ * reads -32002 by where it arrived. Numbers are unique within a channel.
+ *
+ * Besides RESOURCE_NOT_FOUND, the JSON-RPC channel uses JSON-RPC's own standard codes as they
+ * are: bad resource parameters (`limit=abc`, a foreign cursor) answer -32602 InvalidParams and
+ * an unexpected failure answers -32603 InternalError, each with one clean sentence as message
+ * (the details stay in the server log).
  */
+export type ErrorChannel = 'tool' | 'jsonrpc';
+
+interface RegistryEntry {
+  channel: ErrorChannel;
+  rpcCode: number;
+  httpStatus: number;
+  retryable: boolean;
+  hint: string;
+}
+
 export const ERROR_REGISTRY = {
-  INVALID_PARAMS: { rpcCode: -32002, httpStatus: 400, retryable: false, hint: 'Check the parameter constraints in the tool schema.' },
-  NODE_NOT_FOUND: { rpcCode: -32012, httpStatus: 404, retryable: false, hint: 'Verify the id; query or search to find it.' },
-  UNKNOWN_TOOL: { rpcCode: -32601, httpStatus: 404, retryable: false, hint: 'List the tools to see the names.' },
-  TOOLSET_DISABLED: { rpcCode: -32021, httpStatus: 403, retryable: false, hint: 'Enable the named toolset with the `toolsets` tool ({"enable": ["<name>"]}) or start the server with --toolsets.' },
-  CONFLICT: { rpcCode: -32020, httpStatus: 409, retryable: false, hint: 'The entity changed or already exists.' },
-  DB_UNAVAILABLE: { rpcCode: -32030, httpStatus: 503, retryable: true, hint: 'The database is unreachable; retry shortly or check DATABASE_URL.' },
-  QUEUE_UNAVAILABLE: { rpcCode: -32031, httpStatus: 503, retryable: true, hint: 'The job queue is unreachable; retry shortly or check REDIS_URL.' },
-  BUSY: { rpcCode: -32032, httpStatus: 503, retryable: true, hint: 'Retry shortly.' },
-  INTERNAL: { rpcCode: -32603, httpStatus: 500, retryable: false, hint: 'An internal error; the server log has the details under this correlation id.' },
-} as const;
+  INVALID_PARAMS: { channel: 'tool', rpcCode: -32002, httpStatus: 400, retryable: false, hint: 'Check the parameter constraints in the tool schema.' },
+  NODE_NOT_FOUND: { channel: 'tool', rpcCode: -32012, httpStatus: 404, retryable: false, hint: 'Verify the id; query or search to find it.' },
+  UNKNOWN_TOOL: { channel: 'tool', rpcCode: -32601, httpStatus: 404, retryable: false, hint: 'List the tools to see the names.' },
+  TOOLSET_DISABLED: { channel: 'tool', rpcCode: -32021, httpStatus: 403, retryable: false, hint: 'Enable the named toolset with the `toolsets` tool ({"enable": ["<name>"]}) or start the server with --toolsets.' },
+  CONFLICT: { channel: 'tool', rpcCode: -32020, httpStatus: 409, retryable: false, hint: 'The entity changed or already exists.' },
+  DB_UNAVAILABLE: { channel: 'tool', rpcCode: -32030, httpStatus: 503, retryable: true, hint: 'The database is unreachable; retry shortly or check DATABASE_URL.' },
+  QUEUE_UNAVAILABLE: { channel: 'tool', rpcCode: -32031, httpStatus: 503, retryable: true, hint: 'The job queue is unreachable; retry shortly or check REDIS_URL.' },
+  BUSY: { channel: 'tool', rpcCode: -32032, httpStatus: 503, retryable: true, hint: 'Retry shortly.' },
+  INTERNAL: { channel: 'tool', rpcCode: -32603, httpStatus: 500, retryable: false, hint: 'An internal error; the server log has the details under this correlation id.' },
+  RESOURCE_NOT_FOUND: { channel: 'jsonrpc', rpcCode: -32002, httpStatus: 404, retryable: false, hint: 'See resources/list and resources/templates/list for what can be read.' },
+} as const satisfies Record<string, RegistryEntry>;
 
 export type ErrorCode = keyof typeof ERROR_REGISTRY;
+type CodeOfChannel<C extends ErrorChannel> = { [K in ErrorCode]: (typeof ERROR_REGISTRY)[K]['channel'] extends C ? K : never }[ErrorCode];
+/** Codes a tool result's `toolError:v1` payload may carry. */
+export type ToolErrorCode = CodeOfChannel<'tool'>;
+/** Codes of the registry that travel as a JSON-RPC error. */
+export type JsonRpcErrorCode = CodeOfChannel<'jsonrpc'>;
+
+export const TOOL_ERROR_CODES = (Object.keys(ERROR_REGISTRY) as ErrorCode[]).filter((c): c is ToolErrorCode => ERROR_REGISTRY[c].channel === 'tool');
+
+/** JSON-RPC's standard codes, used as they are in the JSON-RPC channel. */
+export const JSONRPC_INVALID_PARAMS = -32602;
+export const JSONRPC_INTERNAL_ERROR = -32603;
+
+/**
+ * A JSON-RPC error response with a clean message. The SDK's McpError puts "MCP error <code>: "
+ * into its message and the client adds the same prefix again on receipt; the server sends
+ * `message` as is, so this one carries the bare sentence and the client prefixes it once.
+ */
+export class JsonRpcError extends Error {
+  override name = 'JsonRpcError';
+  constructor(
+    readonly code: number,
+    message: string,
+    readonly data?: Record<string, unknown>,
+  ) {
+    super(message);
+  }
+
+  /** An error of the registry's JSON-RPC channel; `data` carries its name and hint. */
+  static of(code: JsonRpcErrorCode, message: string, details?: Record<string, unknown>): JsonRpcError {
+    const entry = ERROR_REGISTRY[code];
+    return new JsonRpcError(entry.rpcCode, message, { code, hint: entry.hint, ...details });
+  }
+}
 
 /** A failure the client should see as is: a registry code, a safe message, optional details. */
 export class AppError extends Error {
   override name = 'AppError';
-  readonly code: ErrorCode;
+  readonly code: ToolErrorCode;
   readonly details: Record<string, unknown> | undefined;
-  constructor(code: ErrorCode, message: string, details?: Record<string, unknown>, options?: { cause?: unknown }) {
+  constructor(code: ToolErrorCode, message: string, details?: Record<string, unknown>, options?: { cause?: unknown }) {
     super(message, options);
     this.code = code;
     this.details = details;
@@ -45,7 +103,7 @@ export function isAppError(err: unknown): err is AppError {
 
 export interface ToolErrorPayload {
   kind: 'toolError:v1';
-  code: ErrorCode;
+  code: ToolErrorCode;
   rpc_code: number;
   message: string;
   retryable: boolean;
@@ -53,7 +111,7 @@ export interface ToolErrorPayload {
   details?: Record<string, unknown>;
 }
 
-const STORE_CODES: Record<string, ErrorCode> = {
+const STORE_CODES: Record<string, ToolErrorCode> = {
   DB_UNAVAILABLE: 'DB_UNAVAILABLE',
   RETRYABLE_CONFLICT: 'BUSY',
   CONFLICT: 'CONFLICT',

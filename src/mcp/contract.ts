@@ -18,3 +18,8 @@ export type ToolPayload = z.output<typeof toolPayloadSchema>;
 export const PAYLOAD_SCHEMAS: ReadonlyMap<string, z.ZodObject> = new Map(
   [...ALL_TOOLS.map((t) => t.output), needsInputSchema, toolErrorSchema].map((s) => [(s.shape as { kind: z.ZodLiteral<string> }).kind.value, s as z.ZodObject]),
 );
+
+/** Where the full JSON Schema of a payload kind is published (resources/read). */
+export function schemaUri(kind: string): string {
+  return `knowledge://schemas/${kind}`;
+}

@@ -84,8 +84,10 @@ export function renderReference(s: Surface): string {
   for (const t of s.templates) out.push(`| \`${t.uriTemplate}\` (template) | ${cell(t.name)} | ${cell(t.description)} |`);
   out.push('', '### Prompts', '', '| prompt | arguments | what it is for |', '|---|---|---|');
   for (const p of s.prompts) out.push(`| \`${p.name}\` | ${(p.arguments ?? []).map((a) => `\`${a.name}\`${a.required ? '' : '?'}`).join(', ')} | ${cell(p.description)} |`);
-  out.push('', '### Error codes', '', '| code | JSON-RPC code | HTTP | retryable | hint |', '|---|---|---|---|---|');
-  for (const [code, e] of Object.entries(ERROR_REGISTRY)) out.push(`| \`${code}\` | ${e.rpcCode} | ${e.httpStatus} | ${e.retryable ? 'yes' : 'no'} | ${cell(e.hint)} |`);
+  out.push('', '### Error codes', '');
+  out.push('Tool failures arrive as a `toolError:v1` payload in a tool result (channel `tool`); resource failures arrive as a JSON-RPC error (channel `jsonrpc`), where bad parameters answer -32602 and unexpected failures -32603. A number means what its channel says: -32002 is INVALID_PARAMS in a tool result and RESOURCE_NOT_FOUND in a JSON-RPC error.', '');
+  out.push('| code | channel | numeric code | HTTP | retryable | hint |', '|---|---|---|---|---|---|');
+  for (const [code, e] of Object.entries(ERROR_REGISTRY)) out.push(`| \`${code}\` | ${e.channel} | ${e.rpcCode} | ${e.httpStatus} | ${e.retryable ? 'yes' : 'no'} | ${cell(e.hint)} |`);
   out.push('', REFERENCE_END);
   return out.join('\n');
 }

@@ -25,7 +25,7 @@ function projectLine(projectId: string | undefined): string {
 export function registerPrompts(mcp: McpServer, app: App): void {
   const projects = completable(
     z.string().optional().describe('Project (namespace) to work in; completes from the projects that hold entries.'),
-    async (value) => app.services.completions.projectIds(value ?? '', COMPLETION_LIMIT),
+    async (value) => app.services.resourceReads.projectIdsWithPrefix(value ?? '', COMPLETION_LIMIT),
   );
   const memoryType = completable(
     z.string().optional().describe(`Memory type for every stored item: ${MEMORY_TYPES.join(', ')} (default: chosen per item).`),
@@ -104,7 +104,7 @@ Question: ${question}`,
       argsSchema: {
         fact_or_id: completable(
           z.string().min(1).describe('The outdated fact in words, or the id of its entry (completes by id prefix).'),
-          async (value) => app.services.completions.entryIds(value ?? '', COMPLETION_LIMIT),
+          async (value) => app.services.resourceReads.entryIdsWithPrefix(value ?? '', COMPLETION_LIMIT),
         ),
         correction: z.string().min(1).describe('What is true now.'),
         project_id: projects,

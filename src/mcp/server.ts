@@ -10,9 +10,11 @@ import type { ToolContext } from '../tools/kit/context.js';
 import { invoke, type CompiledTool } from '../tools/kit/invoke.js';
 import type { NeedsInputPayload } from '../tools/kit/payloads.js';
 import { VERSION } from '../version.js';
+import { schemaUri } from './contract.js';
 import { presentError, presentResult } from './presenter.js';
 import { registerPrompts } from './prompts.js';
-import { registerResources } from './resources.js';
+import { registerResources } from './resources/router.js';
+import { registerSubscriptions } from './subscriptions.js';
 import { compiledTools, initialToolsets, SessionToolsets } from './toolsets.js';
 
 const INSTRUCTIONS = `context-graph is a durable memory. Call \`store\` to remember a fact, decision or
@@ -43,7 +45,7 @@ function listing(tool: CompiledTool): Tool {
       type: 'object',
       properties: { kind: { type: 'string', enum: tool.kinds } },
       required: ['kind'],
-      description: `Schemas: ${tool.kinds.map((k) => `knowledge://schemas/${k}`).join(', ')}`,
+      description: `Schemas: ${tool.kinds.map(schemaUri).join(', ')}`,
     },
     annotations: tool.def.annotations,
     _meta: { 'context-graph/toolset': TOOLSET_OF.get(tool.def.name) },
@@ -106,6 +108,7 @@ export function createMcpServer(app: App, opts: { actor: string }): McpServer {
   const setRequestHandler = Protocol.prototype.setRequestHandler as (this: Server, schema: typeof LenientCallToolRequestSchema, handler: typeof callTool) => void;
   setRequestHandler.call(mcp.server, LenientCallToolRequestSchema, callTool);
   registerResources(mcp, app);
+  registerSubscriptions(mcp, app);
   registerPrompts(mcp, app);
   return mcp;
 }

@@ -1,13 +1,12 @@
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import {
-  McpError,
   SubscribeRequestSchema,
   UnsubscribeRequestSchema,
   type ServerNotification,
 } from '@modelcontextprotocol/sdk/types.js';
 import type { App } from '../app.js';
-import type { ChangedEntity, TxEvent } from '../services/change-feed.js';
-import { parseKnowledgeUri, RESOURCE_NOT_FOUND, type ParsedUri } from './resources.js';
+import type { TxEvent } from '../services/change-feed.js';
+import { resolveUri, resourceNotFound, type ResolvedUri } from './resources/router.js';
 
 /** At most this many ids per notification; `truncated` says when more changed. */
 export const MAX_CHANGED_IDS = 100;
@@ -21,37 +20,11 @@ export interface ResourceChange {
   truncated: boolean;
 }
 
-/** Graph entities are nodes, but not entries: only their own entry URI and the history cover them. */
-const isEntry = (c: ChangedEntity) => c.entity === 'node' && c.kind !== 'entity';
-
-/** Whether a subscription to `r` covers one changed entity. */
-function covers(r: ParsedUri, c: ChangedEntity): boolean {
-  switch (r.kind) {
-    case 'entries':
-      // Change events carry no topic: a topic-filtered subscription hears of every node change
-      // (of its project, when it has one) and the client re-reads.
-      return isEntry(c) && (r.projectId === null || c.project_id === r.projectId);
-    case 'entry':
-      return c.entity === 'node' && c.id === r.id;
-    case 'triples':
-      return c.entity === 'edge';
-    case 'transactions':
-      return true;
-    case 'projects':
-      return isEntry(c);
-    case 'project-tags':
-      return isEntry(c) && c.project_id === r.projectId;
-    case 'memory-types':
-    case 'health':
-      return false;
-  }
-}
-
 /** The notifications one transaction yields for one subscription: one per change_type present. */
-export function changesFor(uri: string, r: ParsedUri, event: TxEvent): ResourceChange[] {
+export function changesFor(uri: string, subscribed: ResolvedUri, event: TxEvent): ResourceChange[] {
   const byType = new Map<'upsert' | 'delete', string[]>();
   for (const c of event.changes) {
-    if (!covers(r, c)) continue;
+    if (!subscribed.resource.covers?.(subscribed.params, c)) continue;
     const ids = byType.get(c.change_type) ?? [];
     if (!ids.includes(c.id)) ids.push(c.id);
     byType.set(c.change_type, ids);
@@ -77,7 +50,7 @@ export function changesFor(uri: string, r: ParsedUri, event: TxEvent): ResourceC
  * and stops when its server closes, so sessions that come and go leave no listeners behind.
  */
 export function registerSubscriptions(mcp: McpServer, app: App): void {
-  const subscriptions = new Map<string, ParsedUri>();
+  const subscriptions = new Map<string, ResolvedUri>();
   const log = app.logger.child({ component: 'subscriptions' });
   let listening = false;
 
@@ -103,9 +76,9 @@ export function registerSubscriptions(mcp: McpServer, app: App): void {
 
   mcp.server.setRequestHandler(SubscribeRequestSchema, async (request) => {
     const uri = request.params.uri;
-    const parsed = parseKnowledgeUri(uri);
-    if (!parsed) throw new McpError(RESOURCE_NOT_FOUND, `Resource not found: ${uri}. See resources/list and resources/templates/list.`);
-    subscriptions.set(uri, parsed.resource);
+    const resolved = resolveUri(uri);
+    if (!resolved) throw resourceNotFound(uri);
+    subscriptions.set(uri, resolved);
     listen(true);
     return {};
   });

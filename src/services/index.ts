@@ -1,5 +1,4 @@
 import type { ChangeFeed } from './change-feed.js';
-import type { CompletionService } from './completions.js';
 import type { EntriesService } from './entries.js';
 import type { GraphService } from './graph.js';
 import type { HealthService } from './health.js';
@@ -7,6 +6,7 @@ import type { HistoryService } from './history.js';
 import type { IngestService } from './ingest.js';
 import type { MemoryService } from './memory.js';
 import type { ReadService } from './reads.js';
+import type { ResourceReadService } from './resource-reads.js';
 import type { SearchService } from './search.js';
 
 /**
@@ -21,8 +21,9 @@ export interface Services {
   history: HistoryService;
   search: SearchService;
   reads: ReadService;
+  /** Snapshot reads behind the resources (as of a transaction, keyset-paged) and completions. */
+  resourceReads: ResourceReadService;
   /** Committed transactions from any process on this database, in tx_id order. */
   changes: ChangeFeed;
   health: HealthService;
-  completions: CompletionService;
 }

@@ -10,7 +10,11 @@ import type { ImageAsOf } from './tx-log.js';
 /** Graph entities (named subjects/objects of triples) are nodes too, but not memory entries. */
 const ENTITY_KIND = 'entity';
 
-/** Live entry images (not graph entities) after `asOfTxId`, optionally filtered by project and topic (substring, any case). */
+/**
+ * Live entry images (not graph entities) after `asOfTxId`, optionally filtered by project and
+ * topic. The topic matches whole, in any case, as `query {topic}` does: a URI a tool hands out
+ * must read back the same entries the tool found.
+ */
 export async function nodeImagesAsOf(
   q: Queryable,
   asOfTxId: number,
@@ -27,7 +31,7 @@ export async function nodeImagesAsOf(
      where image is not null and image->>'deleted_at' is null
        and coalesce(image->>'kind', 'memory') <> 'entity'
        and ($4::text is null or image->>'project_id' = $4)
-       and ($5::text is null or strpos(lower(coalesce(image->>'topic', '')), lower($5)) > 0)
+       and ($5::text is null or lower(image->>'topic') = lower($5))
      order by entity_id
      limit $3`,
     [asOfTxId, opts.afterId ?? null, opts.limit, opts.projectId ?? null, opts.topic ?? null],

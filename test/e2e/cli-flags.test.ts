@@ -86,6 +86,12 @@ describe('command-line flags are checked', () => {
     assert.match(r.stderr, /^context-graph serve: invalid --port="70000": .*\n$/);
   });
 
+  test('an unknown toolset name is refused at start, naming the toolsets there are', async () => {
+    const r = await cli(['serve', '--port', '0', '--toolsets', 'core,nope']);
+    assert.equal(r.code, 2);
+    assert.match(r.stderr, /^context-graph serve: Unknown toolset nope; toolsets are core, .*graph.*\n$/);
+  });
+
   test('accepted flags still work, in both --flag value and --flag=value forms', async () => {
     const r = await cli(['models', 'list', '--log-level=warn', '--model-dir', dir.path]);
     assert.equal(r.code, 0, r.stderr);

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import type { Tool } from '@modelcontextprotocol/sdk/types.js';
-import { ERROR_REGISTRY } from '../../src/errors.js';
+import { TOOL_ERROR_CODES } from '../../src/errors.js';
 import { mulberry32 } from '../helpers/prng.js';
 import { call, childEnv, httpClient, startServe, tempDir, toolError } from '../helpers/cli.js';
 
@@ -49,7 +49,7 @@ test(`fuzz: ${CALLS} random and malformed calls across all tools (seed ${SEED})`
       return args;
     };
 
-    const codes = new Set(Object.keys(ERROR_REGISTRY));
+    const codes = new Set<string>(TOOL_ERROR_CODES);
     let rejected = 0;
     for (let i = 0; i < CALLS; i++) {
       const tool = rand() < 0.03 ? ({ name: pick(['', 'nope', 'STORE', 'store ']), inputSchema: { type: 'object' } } as Tool) : pick(tools);

@@ -23,7 +23,8 @@ describe('serve over Streamable HTTP (embedded mode)', () => {
       assert.ok(t.description?.includes('Example'));
     }
     const store = tools.find((t) => t.name === 'store')!;
-    assert.deepEqual(store.inputSchema.required, ['content']);
+    // content is required, under its own name or its alias text.
+    assert.deepEqual((store.inputSchema as { allOf?: unknown }).allOf, [{ anyOf: [{ required: ['content'] }, { required: ['text'] }] }]);
     assert.equal(store.annotations?.readOnlyHint, false);
   });
 

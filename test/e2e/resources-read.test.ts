@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { entrySchema } from '../../src/tools/kit/entry.js';
 import { call, childEnv, httpClient, startServe, tempDir } from '../helpers/cli.js';
 
 interface Page {
@@ -120,9 +121,10 @@ describe('resources over Streamable HTTP', () => {
     assert.equal(alpha.resource_uri, 'knowledge://entries?project_id=alpha');
     assert.ok(alpha.items.length >= 15);
     assert.ok(alpha.items.every((i) => i.project_id === 'alpha'));
-    const deploy = await read(client, 'knowledge://entries?topic=deployment&limit=100');
-    assert.equal(deploy.items.length, 9);
-    assert.ok(deploy.items.every((i) => /deployment/i.test(i.topic)));
+    // The topic matches whole and in any case, exactly as query's topic filter does.
+    const deploy = await read(client, 'knowledge://entries?topic=DEPLOYMENT%20note%2010&limit=100');
+    assert.deepEqual(deploy.items.map((i) => i.id), [pagedIds[10]]);
+    assert.equal((await read(client, 'knowledge://entries?topic=deployment&limit=100')).items.length, 0, 'no substring match');
 
     const first = await read(client, 'knowledge://entries?project_id=beta&limit=5');
     assert.ok(first.next_cursor);
@@ -134,6 +136,40 @@ describe('resources over Streamable HTTP', () => {
     await assert.rejects(client.readResource({ uri: 'knowledge://entries?limit=0' }), /limit/i);
     await assert.rejects(client.readResource({ uri: 'knowledge://entries?limit=101' }), /limit/i);
     await assert.rejects(client.readResource({ uri: 'knowledge://nothing-here' }), /not found/i);
+  });
+
+  test('resource errors carry one clean message: -32002 RESOURCE_NOT_FOUND, -32602 for bad parameters', async () => {
+    const failure = async (uri: string) => {
+      const err = await client.readResource({ uri }).then(
+        () => assert.fail(`${uri} should fail`),
+        (e: unknown) => e as Error & { code: number; data?: Record<string, unknown> },
+      );
+      assert.equal(err.message.match(/MCP error/g)?.length, 1, err.message);
+      return err;
+    };
+    const missing = await failure('knowledge://nothing-here');
+    assert.equal(missing.code, -32002);
+    assert.equal(missing.message, 'MCP error -32002: Resource not found: knowledge://nothing-here. See resources/list and resources/templates/list.');
+    assert.equal(missing.data?.code, 'RESOURCE_NOT_FOUND');
+    const noEntry = await failure('knowledge://entries/01NOSUCHENTRY0000000000000');
+    assert.deepEqual([noEntry.code, noEntry.data?.code], [-32002, 'RESOURCE_NOT_FOUND']);
+    const badLimit = await failure('knowledge://entries?limit=abc');
+    assert.equal(badLimit.code, -32602);
+    assert.equal(badLimit.message, 'MCP error -32602: Invalid limit "abc": an integer from 1 to 100.');
+    const badCursor = await failure('knowledge://entries?cursor=not-a-cursor');
+    assert.equal(badCursor.code, -32602);
+  });
+
+  test('query {topic} and knowledge://entries?topic= find the same entries', async () => {
+    const topic = 'shared Topic';
+    const same = [await store(writer, { content: 'Topic parity one.', topic: 'Shared topic' }), await store(writer, { content: 'Topic parity two.', topic: 'SHARED TOPIC' })];
+    await store(writer, { content: 'Topic parity decoy.', topic: 'shared topic, extended' });
+    const viaQuery = await call(client, 'query', { topic, limit: 50 });
+    assert.equal(viaQuery.isError, undefined, JSON.stringify(viaQuery.content));
+    const queried = ((viaQuery.structuredContent as { items: Array<{ id: string }> }).items ?? []).map((i) => i.id).sort();
+    const viaResource = (await read(client, `knowledge://entries?topic=${encodeURIComponent(topic)}&limit=100`)).items.map((i) => i.id).sort();
+    assert.deepEqual(queried, same.map((s) => s.id).sort());
+    assert.deepEqual(viaResource, queried);
   });
 
   test('graph triples and transaction history read in the same envelope', async () => {
@@ -167,6 +203,9 @@ describe('resources over Streamable HTTP', () => {
     const page = await read(client, `knowledge://entries/${id}`);
     assert.equal(page.items.length, 1);
     assert.equal(page.items[0].id, id);
+    // Resources show entries exactly as the tools do.
+    entrySchema.parse(page.items[0]);
+    for (const item of (await read(client, 'knowledge://entries?project_id=alpha&limit=5')).items) entrySchema.parse(item);
     assert.equal(page.next_cursor, null);
     await assert.rejects(client.readResource({ uri: 'knowledge://entries/01NOSUCHENTRY0000000000000' }), /not found/i);
 

@@ -7,7 +7,7 @@ import { ResourceUpdatedNotificationSchema, type ServerNotification } from '@mod
 import type { App } from '../../src/app.js';
 import { createMcpServer } from '../../src/mcp/server.js';
 import { changesFor, MAX_CHANGED_IDS } from '../../src/mcp/subscriptions.js';
-import { parseKnowledgeUri } from '../../src/mcp/resources.js';
+import { resolveUri } from '../../src/mcp/resources/router.js';
 import { call, childEnv, httpClient, startServe, stdioClient, tempDir } from '../helpers/cli.js';
 
 interface Updated {
@@ -130,7 +130,12 @@ describe('resources/subscribe across HTTP sessions', () => {
     assert.ok(!rec.parsed.some((p) => p.uri === `knowledge://entries/${target.id}`), 'the single entry did not change');
     assert.ok(!rec.parsed.some((p) => p.uri === 'knowledge://graph/triples'), 'no edge changed');
 
-    await assert.rejects(b.subscribeResource({ uri: 'knowledge://nope' }), /not found/i);
+    await assert.rejects(b.subscribeResource({ uri: 'knowledge://nope' }), (err: Error & { code?: number }) => {
+      assert.equal(err.code, -32002);
+      assert.match(err.message, /^MCP error -32002: Resource not found: knowledge:\/\/nope\./);
+      assert.equal(err.message.match(/MCP error/g)?.length, 1, 'one prefix');
+      return true;
+    });
     for (const uri of ['knowledge://entries?project_id=watched', `knowledge://entries/${target.id}`, 'knowledge://history/transactions', 'knowledge://graph/triples']) {
       await b.unsubscribeResource({ uri });
     }
@@ -161,7 +166,7 @@ test('resources/subscribe over stdio: the session\'s own write notifies it', asy
 });
 
 test('notifications split by change_type and bound changed_ids', () => {
-  const r = parseKnowledgeUri('knowledge://entries')!.resource;
+  const r = resolveUri('knowledge://entries')!;
   const changes = Array.from({ length: 150 }, (_, i) => ({
     entity: 'node' as const,
     id: `N${String(i).padStart(3, '0')}`,
@@ -175,7 +180,7 @@ test('notifications split by change_type and bound changed_ids', () => {
   assert.equal(out[0]!.changed_ids.length, 75);
   assert.equal(out[0]!.truncated, false);
   assert.ok(!out[0]!.changed_ids.includes('E1'), 'edges are not entries');
-  const many = changesFor('knowledge://history/transactions', parseKnowledgeUri('knowledge://history/transactions')!.resource, {
+  const many = changesFor('knowledge://history/transactions', resolveUri('knowledge://history/transactions')!, {
     tx_id: 10,
     op: 'bulk',
     changes: changes.map((c) => ({ ...c, change_type: 'upsert' as const })),

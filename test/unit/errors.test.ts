@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import * as z from 'zod';
-import { AppError, ERROR_REGISTRY } from '../../src/errors.js';
+import { AppError, ERROR_REGISTRY, JsonRpcError, TOOL_ERROR_CODES } from '../../src/errors.js';
 import { QueueUnavailableError } from '../../src/jobs/bullmq.js';
 import { createLogger } from '../../src/log.js';
 import { toErrorPayload } from '../../src/errors.js';
@@ -10,12 +10,27 @@ import { translateDbError } from '../../src/store/errors.js';
 
 const logger = createLogger('silent');
 
-test('the registry pins its codes: numeric codes are unique and seed 001 §5 codes keep their numbers', () => {
-  const rpc = Object.values(ERROR_REGISTRY).map((e) => e.rpcCode);
-  assert.equal(new Set(rpc).size, rpc.length);
-  assert.equal(ERROR_REGISTRY.INVALID_PARAMS.rpcCode, -32002);
+test('the registry pins its codes: numeric codes are unique within a channel and seed 001 §5 and MCP codes keep their numbers', () => {
+  for (const channel of ['tool', 'jsonrpc'] as const) {
+    const rpc = Object.values(ERROR_REGISTRY).filter((e) => e.channel === channel).map((e) => e.rpcCode);
+    assert.equal(new Set(rpc).size, rpc.length, channel);
+  }
+  // Seed 001 fixes -32002 for INVALID_PARAMS in tool errors; MCP fixes it for resource-not-found
+  // in JSON-RPC errors. Both hold, each in its own channel.
+  assert.deepEqual([ERROR_REGISTRY.INVALID_PARAMS.channel, ERROR_REGISTRY.INVALID_PARAMS.rpcCode], ['tool', -32002]);
+  assert.deepEqual([ERROR_REGISTRY.RESOURCE_NOT_FOUND.channel, ERROR_REGISTRY.RESOURCE_NOT_FOUND.rpcCode], ['jsonrpc', -32002]);
   assert.equal(ERROR_REGISTRY.NODE_NOT_FOUND.rpcCode, -32012);
-  assert.deepEqual(Object.keys(ERROR_REGISTRY).sort(), ['BUSY', 'CONFLICT', 'DB_UNAVAILABLE', 'INTERNAL', 'INVALID_PARAMS', 'NODE_NOT_FOUND', 'QUEUE_UNAVAILABLE', 'TOOLSET_DISABLED', 'UNKNOWN_TOOL']);
+  assert.deepEqual(Object.keys(ERROR_REGISTRY).sort(), ['BUSY', 'CONFLICT', 'DB_UNAVAILABLE', 'INTERNAL', 'INVALID_PARAMS', 'NODE_NOT_FOUND', 'QUEUE_UNAVAILABLE', 'RESOURCE_NOT_FOUND', 'TOOLSET_DISABLED', 'UNKNOWN_TOOL']);
+  assert.deepEqual([...TOOL_ERROR_CODES].sort(), ['BUSY', 'CONFLICT', 'DB_UNAVAILABLE', 'INTERNAL', 'INVALID_PARAMS', 'NODE_NOT_FOUND', 'QUEUE_UNAVAILABLE', 'TOOLSET_DISABLED', 'UNKNOWN_TOOL']);
+  // A tool payload never carries a JSON-RPC-channel code.
+  assert.equal(toolErrorSchema.safeParse({ kind: 'toolError:v1', code: 'RESOURCE_NOT_FOUND', rpc_code: -32002, message: 'x', retryable: false, hint: 'x' }).success, false);
+});
+
+test('a JSON-RPC error carries its bare message, so the client prefixes "MCP error <code>:" once', () => {
+  const e = JsonRpcError.of('RESOURCE_NOT_FOUND', 'Resource not found: knowledge://x.', { uri: 'knowledge://x' });
+  assert.equal(e.code, -32002);
+  assert.equal(e.message, 'Resource not found: knowledge://x.');
+  assert.deepEqual(e.data, { code: 'RESOURCE_NOT_FOUND', hint: ERROR_REGISTRY.RESOURCE_NOT_FOUND.hint, uri: 'knowledge://x' });
 });
 
 test('dependency failures map to retryable registry errors without internals', () => {

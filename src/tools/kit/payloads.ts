@@ -1,5 +1,5 @@
 import * as z from 'zod';
-import { ERROR_REGISTRY, type ErrorCode } from '../../errors.js';
+import { TOOL_ERROR_CODES, type ToolErrorCode } from '../../errors.js';
 
 /** seed 003 §3: what a tool answers when it cannot go on without more input. */
 export const needsInputSchema = z.object({
@@ -19,7 +19,7 @@ export type NeedsInputPayload = z.output<typeof needsInputSchema>;
 
 export const toolErrorSchema = z.object({
   kind: z.literal('toolError:v1'),
-  code: z.enum(Object.keys(ERROR_REGISTRY) as [ErrorCode, ...ErrorCode[]]),
+  code: z.enum(TOOL_ERROR_CODES as [ToolErrorCode, ...ToolErrorCode[]]),
   rpc_code: z.number().int(),
   message: z.string(),
   retryable: z.boolean(),
