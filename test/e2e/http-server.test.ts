@@ -3,7 +3,7 @@ import { request, type IncomingHttpHeaders } from 'node:http';
 import { describe, test } from 'node:test';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { call, httpClient, startServe, useEmbeddedServer } from '../helpers/cli.js';
+import { call, httpClient, type startServe, useEmbeddedServer } from '../helpers/cli.js';
 
 interface RawResponse {
   status: number;

@@ -56,7 +56,7 @@ describe('payload schemas are resources (knowledge://schemas/{kind})', () => {
     assert.ok(tools.length >= 11, 'all toolsets listed');
     const checked = new Set<string>();
     for (const tool of tools) {
-      const uris = /^Schemas: (.*)$/.exec(String(tool.outputSchema?.description ?? ''))?.[1]?.split(', ') ?? [];
+      const uris = /^Schemas: (.*)$/.exec((tool.outputSchema?.description as string | undefined) ?? '')?.[1]?.split(', ') ?? [];
       assert.ok(uris.length > 0, `${tool.name} refers to its schemas`);
       for (const uri of uris) {
         const schema = await readJson(client, uri);

@@ -18,16 +18,12 @@ interface Exception {
 // file is split (the test says when).
 const OVER_BUDGET: Record<string, Exception> = {
   'src/services/graph.ts': {
-    maxLines: 503,
-    why: 'relate (batch validation, entity upsert), neighbourhood traversal, triple listing and their raw SQL in one service; to split: writes vs graph reads, SQL into store/ repositories',
+    maxLines: 426,
+    why: 'relate (batch validation, entity upsert), neighbourhood traversal and triple listing in one service; to split: relate (writes) apart from the graph reads',
   },
   'src/services/history.ts': {
-    maxLines: 432,
+    maxLines: 416,
     why: 'undo/redo planning and conflict checks, history paging, and the as-of readers other services import; to split: as-of reads into store/, undo planner apart from history listing',
-  },
-  'src/mcp/resources.ts': {
-    maxLines: 394,
-    why: 'URI parsing, cursors, paging and every resource read in one file; to split: one file per resource (defineResource)',
   },
   'src/index/sparse.ts': {
     maxLines: 376,

@@ -14,7 +14,7 @@ import { projects } from './projects.js';
  * a fixed path comes before a template that could also match it. A new resource is one file
  * here plus one line in this list.
  */
-export const RESOURCES: readonly ResourceDef<any>[] = [
+export const RESOURCES: readonly ResourceDef[] = [
   entries,
   graphTriples,
   historyTransactions,

@@ -36,7 +36,7 @@ function encodeCursor(c: Cursor): string {
 }
 
 function decodeCursor(raw: string, resourceUri: string): Cursor {
-  let c: Partial<Cursor> | null = null;
+  let c: Partial<Cursor> | null;
   try {
     c = JSON.parse(Buffer.from(raw, 'base64url').toString('utf8')) as Partial<Cursor>;
   } catch {
