@@ -12,6 +12,7 @@ import {
   type JobProgress,
   type JobQueue,
 } from './queue.js';
+import { isConnectionError, rateLimitedErrorLog, waitForReady } from './redis-connection.js';
 
 export interface BullmqQueueOptions {
   /** BullMQ queue name; one queue carries every job type (job name = type). */
@@ -40,8 +41,6 @@ const DEFAULT_ATTEMPTS = 3;
 const DEFAULT_BACKOFF_MS = 1000;
 /** How long an enqueue waits for the very first connection before calling Redis unavailable. */
 const FIRST_CONNECT_WAIT_MS = 2000;
-/** At most one Redis error line per source in this window; the rest are counted. */
-const ERROR_LOG_INTERVAL_MS = 10_000;
 
 // Finished jobs stay a while so an operator can look at them, but never pile up without bound.
 const REMOVE_ON_COMPLETE = { count: 1000, age: 24 * 3600 };
@@ -279,53 +278,5 @@ export function createBullmqQueue(redisUrl: string, opts: BullmqQueueOptions = {
       if (producer.status === 'ready') await producer.quit().catch(() => producer.disconnect());
       else producer.disconnect();
     },
-  };
-}
-
-function waitForReady(client: Redis, timeoutMs: number): Promise<void> {
-  return new Promise((resolve, reject) => {
-    const done = (err?: Error) => {
-      clearTimeout(timer);
-      client.off('ready', onReady);
-      client.off('error', onError);
-      client.off('end', onEnd);
-      if (err) reject(err);
-      else resolve();
-    };
-    const onReady = () => done();
-    const onError = (err: Error) => done(err);
-    const onEnd = () => done(new Error('connection ended'));
-    const timer = setTimeout(() => done(new Error(`no connection within ${timeoutMs} ms`)), timeoutMs);
-    client.on('ready', onReady);
-    client.on('error', onError);
-    client.on('end', onEnd);
-  });
-}
-
-function isConnectionError(err: unknown): boolean {
-  if (!(err instanceof Error)) return false;
-  const code = (err as NodeJS.ErrnoException).code;
-  return (
-    (code !== undefined && /^(ECONNREFUSED|ECONNRESET|EPIPE|ETIMEDOUT|ENOTFOUND|EHOSTUNREACH)$/.test(code)) ||
-    /Stream isn't writeable|Connection is closed|MaxRetriesPerRequestError|Reached the max retries/i.test(err.message) ||
-    err.name === 'MaxRetriesPerRequestError'
-  );
-}
-
-/** Redis outages produce an error every retry; one line per source per interval is enough. */
-function rateLimitedErrorLog(logger: Logger, base: Record<string, unknown>) {
-  const last = new Map<string, { at: number; suppressed: number }>();
-  return (source: string, err: unknown) => {
-    const now = Date.now();
-    const entry = last.get(source);
-    if (entry && now - entry.at < ERROR_LOG_INTERVAL_MS) {
-      entry.suppressed++;
-      return;
-    }
-    logger.warn(
-      { ...base, source, err, suppressed: entry?.suppressed ?? 0 },
-      'job queue: Redis connection error',
-    );
-    last.set(source, { at: now, suppressed: 0 });
   };
 }
