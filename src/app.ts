@@ -11,7 +11,8 @@ import type { JobQueue } from './jobs/queue.js';
 import type { Logger } from './log.js';
 import { ChangeFeed } from './services/change-feed.js';
 import { TX_CHANNEL } from './services/writes.js';
-import { createEmbedJobHandler, EMBED_JOB, enqueueEmbeddingBacklog } from './services/embedding.js';
+import { enqueueEmbeddingBacklog } from './services/embedding.js';
+import { consumeAllJobs } from './services/jobs.js';
 import { IngestService } from './services/ingest.js';
 import { MemoryService } from './services/memory.js';
 import { ReadService } from './services/reads.js';
@@ -97,7 +98,7 @@ export async function createApp(config: Config, logger: Logger): Promise<App> {
 
     // PGlite cannot be shared with a worker process, so embedded mode always embeds in process.
     const consumesJobs = queue.backend === 'in-process' || !config.databaseUrl;
-    if (consumesJobs) await queue.consume({ [EMBED_JOB]: createEmbedJobHandler({ db, embedder, logger }) });
+    if (consumesJobs) await consumeAllJobs(queue, { db, embedder, logger });
     const embedWaitMs = consumesJobs ? config.embedWaitMs : 0;
     await enqueueEmbeddingBacklog({ db, queue, embedder, logger });
 
@@ -164,7 +165,7 @@ export async function runWorker(config: Config, logger: Logger, opts: { concurre
   const db = await openStore(config, logger);
   const queue = openQueue(config, logger);
   const embedder = await createEmbedder({ modelDir: config.modelDir, logger });
-  await queue.consume({ [EMBED_JOB]: createEmbedJobHandler({ db, embedder, logger }) }, { concurrency: opts.concurrency ?? 4 });
+  await consumeAllJobs(queue, { db, embedder, logger }, { concurrency: opts.concurrency ?? 4 });
   logger.info({ queue: queue.backend, store: db.driver, encoders: embedder.encoders() }, 'worker consuming jobs');
   return {
     async close() {

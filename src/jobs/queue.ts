@@ -3,6 +3,9 @@
  * in-process queue (embedded default). Delivery is at-least-once on both, so every handler
  * must be idempotent: running a job twice leaves the same state as running it once.
  *
+ * This is the untyped transport: job types are strings and payloads `unknown`. Code outside
+ * src/jobs declares jobs with `defineJob` (define.ts), which validates what crosses the queue.
+ *
  * Not in the contract: Redis keys, BullMQ options, how a backend stores jobs.
  */
 export type JobProgress = number | Record<string, unknown>;
@@ -15,8 +18,7 @@ export interface JobContext {
   reportProgress(progress: JobProgress): Promise<void>;
 }
 
-// eslint-disable-next-line @typescript-eslint/no-explicit-any
-export type JobHandler = (payload: any, ctx: JobContext) => Promise<unknown>;
+export type JobHandler = (payload: unknown, ctx: JobContext) => Promise<unknown>;
 
 export interface EnqueueOptions {
   /** A job with the same id that is still waiting or running is not added twice. */

@@ -1,6 +1,7 @@
 /**
  * One conformance suite for both JobQueue backends (STYLE-ANCHORS 10): the in-process queue
- * always, BullMQ when REDIS_URL is set (test/helpers/queues.ts).
+ * always, BullMQ when REDIS_URL is set (test/helpers/queues.ts). Typed jobs, JobEvents and the
+ * runner are tested in jobs-runner.test.ts.
  */
 import { after, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -21,7 +22,7 @@ for (const backend of backends) {
     }));
 
     test('runs a job and finished() resolves with its result', () => withQueue(backend, async (queue) => {
-      await queue.consume({ double: async (p: { x: number }) => ({ doubled: p.x * 2 }) });
+      await queue.consume({ double: async (p) => ({ doubled: (p as { x: number }).x * 2 }) });
       const handle = await queue.enqueue('double', { x: 21 });
       assert.equal(typeof handle.id, 'string');
       assert.deepEqual(await handle.finished(GUARD_MS), { doubled: 42 });
@@ -138,7 +139,8 @@ for (const backend of backends) {
       assert.equal((await queue.counts()).waiting, 3);
       const runs = new Map<number, number>();
       await queue.consume({
-        early: async (p: { x: number }) => {
+        early: async (payload) => {
+          const p = payload as { x: number };
           runs.set(p.x, (runs.get(p.x) ?? 0) + 1);
           return p.x * 10;
         },
@@ -153,7 +155,8 @@ for (const backend of backends) {
       assert.equal(second.id, first.id);
       const payloads: number[] = [];
       await queue.consume({
-        once: async (p: { n: number }) => {
+        once: async (payload) => {
+          const p = payload as { n: number };
           payloads.push(p.n);
           return p.n;
         },

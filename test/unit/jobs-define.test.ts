@@ -6,6 +6,8 @@ import { createInProcessQueue } from '../../src/jobs/in-process.js';
 import { consumeJobs } from '../../src/jobs/registry.js';
 import { createJobRunner } from '../../src/jobs/runner.js';
 import { createLogger } from '../../src/log.js';
+import { embedJob } from '../../src/services/embedding.js';
+import { consumeAllJobs, JOBS, type JobDeps } from '../../src/services/jobs.js';
 
 const silent = createLogger('silent');
 
@@ -35,6 +37,23 @@ test('a consumer refuses two definitions of one type, and consumes nothing', asy
   }
 });
 
+test('JOBS: one definition per type, the embed job first', () => {
+  assert.equal(JOBS[0], embedJob);
+  assert.equal(new Set(JOBS.map((j) => j.type)).size, JOBS.length);
+});
+
+test('consumeAllJobs registers the embed job with its payload check', async () => {
+  const queue = createInProcessQueue({ logger: silent });
+  try {
+    // The payload check fails before the handler could touch a dependency, so none is needed.
+    await consumeAllJobs(queue, {} as JobDeps);
+    const handle = await queue.enqueue('embed', { nids: [] });
+    await assert.rejects(handle.finished(5_000), { name: 'JobFailedError', message: /^invalid payload for job embed: nids: / });
+  } finally {
+    await queue.close();
+  }
+});
+
 /** Compile-time guarantees: never called, the build fails if one of these type-checks. */
 export function typeChecks(queue: Parameters<typeof consumeJobs>[0]): void {
   const needsSearch = defineJob({
@@ -42,15 +61,18 @@ export function typeChecks(queue: Parameters<typeof consumeJobs>[0]): void {
     payload: z.object({}),
     progress: z.number(),
     result: z.null(),
-    handler: async (_p, ctx: JobHandlerContext<number, { db: unknown; search: unknown }>) => (void ctx.deps.search, null),
+    handler: async (_p, ctx: JobHandlerContext<number, JobDeps & { search: unknown }>) => (void ctx.deps.search, null),
   });
   // @ts-expect-error a consumer must provide every dependency of every job it registers
-  void consumeJobs(queue, [needsSearch], { db: null });
+  void consumeJobs(queue, [needsSearch], {} as JobDeps);
+  // @ts-expect-error JOBS only takes jobs whose dependencies JobDeps provides
+  const jobs: typeof JOBS = [embedJob, needsSearch];
+  void jobs;
 
   const runner = createJobRunner({ queue });
   // @ts-expect-error payloads are typed by their schema
-  void runner.run(tick, { n: '1' });
-  void runner.run(tick, { n: 1 }, {
+  void runner.run(embedJob, { nids: ['1'] });
+  void runner.run(embedJob, { nids: [1] }, {
     // @ts-expect-error progress is typed by its schema
     progress: (p: { percent: number }) => void p,
   });
