@@ -11,12 +11,14 @@ import type { JobQueue } from './jobs/queue.js';
 import type { Logger } from './log.js';
 import { ChangeFeed } from './services/change-feed.js';
 import { TX_CHANNEL } from './services/writes.js';
-import { createEmbedJobHandler, EMBED_JOB, enqueueEmbeddingBacklog } from './services/embedding.js';
+import { enqueueEmbeddingBacklog } from './services/embedding.js';
 import { EntriesService } from './services/entries.js';
 import { GraphService } from './services/graph.js';
 import { HealthService, type Health } from './services/health.js';
 import { HistoryService } from './services/history.js';
 import type { Services } from './services/index.js';
+import { consumeAllJobs } from './services/jobs.js';
+import { createJobRunner, type JobRunner } from './jobs/runner.js';
 import { IngestService } from './services/ingest.js';
 import { MemoryService } from './services/memory.js';
 import { ReadService } from './services/reads.js';
@@ -36,6 +38,8 @@ export interface App {
   config: Config;
   logger: Logger;
   services: Services;
+  /** Runs queued jobs and waits for them; tools get it per call as ctx.jobs. */
+  jobs: JobRunner;
   /** Infrastructure, for the composition root's own tests and the benchmarks; tools never see it. */
   db: Db;
   queue: JobQueue;
@@ -93,7 +97,7 @@ export async function createApp(config: Config, logger: Logger): Promise<App> {
 
     // PGlite cannot be shared with a worker process, so embedded mode always embeds in process.
     const consumesJobs = queue.backend === 'in-process' || !config.databaseUrl;
-    if (consumesJobs) await queue.consume({ [EMBED_JOB]: createEmbedJobHandler({ db, embedder, logger }) });
+    if (consumesJobs) await consumeAllJobs(queue, { db, embedder, logger });
     const embedWaitMs = consumesJobs ? config.embedWaitMs : 0;
     await enqueueEmbeddingBacklog({ db, queue, embedder, logger });
 
@@ -116,7 +120,8 @@ export async function createApp(config: Config, logger: Logger): Promise<App> {
       history: new HistoryService({ db, memory, indexes, spaces: embedder.encoders().map((e) => e.space), logger }),
       health: new HealthService({ db, queue, embedder, indexes, indexSync, consumesJobs }),
     };
-    return { config, logger, services, db, queue, embedder, indexes, indexSync, consumesJobs, health: () => services.health.report(), close: closeAll };
+    const jobs = createJobRunner({ queue, logger });
+    return { config, logger, services, jobs, db, queue, embedder, indexes, indexSync, consumesJobs, health: () => services.health.report(), close: closeAll };
   } catch (err) {
     await closeAll();
     throw err;
@@ -159,7 +164,7 @@ export async function runWorker(config: Config, logger: Logger, opts: { concurre
   const db = await openStore(config, logger);
   const queue = openQueue(config, logger);
   const embedder = await createEmbedder({ modelDir: config.modelDir, logger });
-  await queue.consume({ [EMBED_JOB]: createEmbedJobHandler({ db, embedder, logger }) }, { concurrency: opts.concurrency ?? 4 });
+  await consumeAllJobs(queue, { db, embedder, logger }, { concurrency: opts.concurrency ?? 4 });
   logger.info({ queue: queue.backend, store: db.driver, encoders: embedder.encoders() }, 'worker consuming jobs');
   return {
     async close() {

@@ -42,6 +42,7 @@ export const ERROR_REGISTRY = {
   DB_UNAVAILABLE: { channel: 'tool', rpcCode: -32030, httpStatus: 503, retryable: true, hint: 'The database is unreachable; retry shortly or check DATABASE_URL.' },
   QUEUE_UNAVAILABLE: { channel: 'tool', rpcCode: -32031, httpStatus: 503, retryable: true, hint: 'The job queue is unreachable; retry shortly or check REDIS_URL.' },
   BUSY: { channel: 'tool', rpcCode: -32032, httpStatus: 503, retryable: true, hint: 'Retry shortly.' },
+  JOB_FAILED: { channel: 'tool', rpcCode: -32033, httpStatus: 500, retryable: false, hint: 'The background job failed after its retries; the server log has the reason under the job id.' },
   INTERNAL: { channel: 'tool', rpcCode: -32603, httpStatus: 500, retryable: false, hint: 'An internal error; the server log has the details under this correlation id.' },
   RESOURCE_NOT_FOUND: { channel: 'jsonrpc', rpcCode: -32002, httpStatus: 404, retryable: false, hint: 'See resources/list and resources/templates/list for what can be read.' },
 } as const satisfies Record<string, RegistryEntry>;
@@ -129,6 +130,12 @@ export function toAppError(err: unknown, logger: Logger, context: Record<string,
     const mapped = STORE_CODES[String(code)]!;
     logger.warn({ err, ...context }, 'store error');
     return new AppError(mapped, mapped === 'CONFLICT' ? 'The change conflicts with existing data.' : 'The database is unavailable or busy.');
+  }
+  if (err instanceof Error && err.name === 'JobFailedError') {
+    // The handler's message may carry internals: it goes to the log, the client gets the job's identity.
+    const job = err as Error & { jobId?: string; jobType?: string };
+    logger.warn({ err, ...context }, 'job failed');
+    return new AppError('JOB_FAILED', `Job ${job.jobType ?? ''} ${job.jobId ?? ''} failed.`.replace(/\s+/g, ' '), { job_id: job.jobId ?? null, job_type: job.jobType ?? null });
   }
   if (err instanceof Error && err.name === 'QueueUnavailableError') {
     logger.warn({ err, ...context }, 'queue unavailable');

@@ -1,9 +1,10 @@
-import type { EventEmitter } from 'node:events';
 import { Queue, QueueEvents, UnrecoverableError, Worker, type Job, type JobsOptions } from 'bullmq';
 import { Redis } from 'ioredis';
 import { AppError } from '../errors.js';
 import { createLogger, type Logger } from '../log.js';
+import { JobEventBus } from './events.js';
 import {
+  JobFailedError,
   JobTimeoutError,
   type EnqueueOptions,
   type JobContext,
@@ -12,6 +13,7 @@ import {
   type JobProgress,
   type JobQueue,
 } from './queue.js';
+import { isConnectionError, rateLimitedErrorLog, waitForReady } from './redis-connection.js';
 
 export interface BullmqQueueOptions {
   /** BullMQ queue name; one queue carries every job type (job name = type). */
@@ -40,8 +42,6 @@ const DEFAULT_ATTEMPTS = 3;
 const DEFAULT_BACKOFF_MS = 1000;
 /** How long an enqueue waits for the very first connection before calling Redis unavailable. */
 const FIRST_CONNECT_WAIT_MS = 2000;
-/** At most one Redis error line per source in this window; the rest are counted. */
-const ERROR_LOG_INTERVAL_MS = 10_000;
 
 // Finished jobs stay a while so an operator can look at them, but never pile up without bound.
 const REMOVE_ON_COMPLETE = { count: 1000, age: 24 * 3600 };
@@ -53,7 +53,9 @@ const REMOVE_ON_FAIL = { count: 5000, age: 7 * 24 * 3600 };
  *   fails at once with QueueUnavailableError instead of hanging while Redis is down;
  * - the Worker (created by `consume`) retries forever (`maxRetriesPerRequest: null`, which
  *   BullMQ requires for its blocking commands), so consumers ride out outages;
- * - one shared QueueEvents, created at the first enqueue, feeds `finished()` and `onProgress`.
+ * - one shared QueueEvents, created at the first enqueue or subscription, reads the queue's
+ *   Redis event stream and feeds `events` (JobEvents), `finished()` and `onProgress`: progress
+ *   reported by a worker in another process reaches the front end that listens.
  */
 export function createBullmqQueue(redisUrl: string, opts: BullmqQueueOptions = {}): JobQueue {
   const name = opts.name ?? DEFAULT_NAME;
@@ -79,6 +81,12 @@ export function createBullmqQueue(redisUrl: string, opts: BullmqQueueOptions = {
   let events: Promise<QueueEvents> | undefined;
   let worker: Worker | undefined;
   const abort = new AbortController();
+  const bus = new JobEventBus({
+    logger,
+    // Somebody listens: start reading the event stream. Redis down: the next enqueue or
+    // subscription tries again (the producer already logs the outage).
+    onSubscribe: () => void produce(queueEvents).catch(() => {}),
+  });
   /** Settles pending finished() waiters when the queue closes. */
   const waiters = new Set<(err: Error) => void>();
   let closed = false;
@@ -128,8 +136,10 @@ export function createBullmqQueue(redisUrl: string, opts: BullmqQueueOptions = {
         lastEventId: last[0]?.[0] ?? '0-0',
       });
       qe.on('error', (err) => logRedisError('events', err));
-      // One listener pair per waiting finished() and per onProgress: many at once is normal.
-      qe.setMaxListeners(0);
+      qe.on('progress', ({ jobId, data }) => bus.emitProgress(jobId, data as JobProgress));
+      qe.on('completed', ({ jobId, returnvalue }) => bus.emitCompleted(jobId, returnvalue ?? null));
+      // BullMQ emits `failed` only once attempts are exhausted, so one event settles a wait.
+      qe.on('failed', ({ jobId, failedReason }) => bus.emitFailed(jobId, new JobFailedError(failedReason, { id: jobId })));
       return qe;
     })();
     events = created;
@@ -140,44 +150,38 @@ export function createBullmqQueue(redisUrl: string, opts: BullmqQueueOptions = {
     return created;
   }
 
-  function handleOf(id: string, qe: QueueEvents): JobHandle {
-    // QueueEvents also emits `<event>:<jobId>`; its typings list only the plain names.
-    const bus = qe as unknown as EventEmitter;
+  function handleOf(id: string, type: string): JobHandle {
     return {
       id,
-      finished: (timeoutMs) => finished(id, bus, timeoutMs),
-      onProgress(listener) {
-        const onEvent = (args: { data: JobProgress }) => listener(args.data);
-        bus.on(`progress:${id}`, onEvent);
-        return () => void bus.off(`progress:${id}`, onEvent);
-      },
+      type,
+      finished: (timeoutMs) => finished(id, type, timeoutMs),
+      onProgress: (listener) => bus.onProgress(id, listener),
     };
   }
 
-  function finished(id: string, bus: EventEmitter, timeoutMs: number | undefined): Promise<unknown> {
+  function finished(id: string, type: string, timeoutMs: number | undefined): Promise<unknown> {
     return new Promise((resolve, reject) => {
       let timer: NodeJS.Timeout | undefined;
       const cleanup = () => {
         if (timer) clearTimeout(timer);
-        bus.off(`completed:${id}`, onCompleted);
-        bus.off(`failed:${id}`, onFailed);
+        offCompleted();
+        offFailed();
         waiters.delete(onClose);
       };
-      const onCompleted = (args: { returnvalue: unknown }) => {
+      const onCompleted = (result: unknown) => {
         cleanup();
-        resolve(args.returnvalue);
+        resolve(result);
       };
-      const onFailed = (args: { failedReason: string }) => {
+      const onFailed = (reason: string) => {
         cleanup();
-        reject(new Error(args.failedReason));
+        reject(new JobFailedError(reason, { id, type }));
       };
       const onClose = (err: Error) => {
         cleanup();
         reject(err);
       };
-      // BullMQ emits `failed` only once attempts are exhausted, so one event settles the wait.
-      bus.on(`completed:${id}`, onCompleted);
-      bus.on(`failed:${id}`, onFailed);
+      const offCompleted = bus.onCompleted(id, onCompleted);
+      const offFailed = bus.onFailed(id, (err) => onFailed(err.message));
       waiters.add(onClose);
       if (timeoutMs !== undefined) {
         timer = setTimeout(() => {
@@ -192,9 +196,9 @@ export function createBullmqQueue(redisUrl: string, opts: BullmqQueueOptions = {
           const state = await produce(() => queue.getJobState(id));
           if (state !== 'completed' && state !== 'failed' && state !== 'unknown') return;
           const job = await produce(() => queue.getJob(id));
-          if (!job) return onFailed({ failedReason: `job ${id} no longer exists` });
-          if (state === 'completed') onCompleted({ returnvalue: job.returnvalue ?? null });
-          else onFailed({ failedReason: job.failedReason });
+          if (!job) return onFailed(`job ${id} no longer exists`);
+          if (state === 'completed') onCompleted(job.returnvalue ?? null);
+          else onFailed(job.failedReason);
         } catch (err) {
           onClose(err as Error);
         }
@@ -204,9 +208,11 @@ export function createBullmqQueue(redisUrl: string, opts: BullmqQueueOptions = {
 
   return {
     backend: 'bullmq',
+    events: bus,
 
     async enqueue(type: string, payload: unknown, options: EnqueueOptions = {}): Promise<JobHandle> {
-      const qe = await produce(queueEvents);
+      // The reader starts before the add, so it cannot miss the new job's first events.
+      await produce(queueEvents);
       const jobOpts: JobsOptions = {
         attempts: options.attempts ?? DEFAULT_ATTEMPTS,
         backoff: { type: 'exponential', delay: backoffMs },
@@ -218,7 +224,7 @@ export function createBullmqQueue(redisUrl: string, opts: BullmqQueueOptions = {
       // for as long as its record is kept.
       if (options.jobId !== undefined) jobOpts.deduplication = { id: options.jobId };
       const job = await produce(() => queue.add(type, payload ?? null, jobOpts));
-      return handleOf(job.id!, qe);
+      return handleOf(job.id!, type);
     },
 
     async consume(handlers: Record<string, JobHandler>, options: { concurrency?: number } = {}): Promise<void> {
@@ -279,53 +285,5 @@ export function createBullmqQueue(redisUrl: string, opts: BullmqQueueOptions = {
       if (producer.status === 'ready') await producer.quit().catch(() => producer.disconnect());
       else producer.disconnect();
     },
-  };
-}
-
-function waitForReady(client: Redis, timeoutMs: number): Promise<void> {
-  return new Promise((resolve, reject) => {
-    const done = (err?: Error) => {
-      clearTimeout(timer);
-      client.off('ready', onReady);
-      client.off('error', onError);
-      client.off('end', onEnd);
-      if (err) reject(err);
-      else resolve();
-    };
-    const onReady = () => done();
-    const onError = (err: Error) => done(err);
-    const onEnd = () => done(new Error('connection ended'));
-    const timer = setTimeout(() => done(new Error(`no connection within ${timeoutMs} ms`)), timeoutMs);
-    client.on('ready', onReady);
-    client.on('error', onError);
-    client.on('end', onEnd);
-  });
-}
-
-function isConnectionError(err: unknown): boolean {
-  if (!(err instanceof Error)) return false;
-  const code = (err as NodeJS.ErrnoException).code;
-  return (
-    (code !== undefined && /^(ECONNREFUSED|ECONNRESET|EPIPE|ETIMEDOUT|ENOTFOUND|EHOSTUNREACH)$/.test(code)) ||
-    /Stream isn't writeable|Connection is closed|MaxRetriesPerRequestError|Reached the max retries/i.test(err.message) ||
-    err.name === 'MaxRetriesPerRequestError'
-  );
-}
-
-/** Redis outages produce an error every retry; one line per source per interval is enough. */
-function rateLimitedErrorLog(logger: Logger, base: Record<string, unknown>) {
-  const last = new Map<string, { at: number; suppressed: number }>();
-  return (source: string, err: unknown) => {
-    const now = Date.now();
-    const entry = last.get(source);
-    if (entry && now - entry.at < ERROR_LOG_INTERVAL_MS) {
-      entry.suppressed++;
-      return;
-    }
-    logger.warn(
-      { ...base, source, err, suppressed: entry?.suppressed ?? 0 },
-      'job queue: Redis connection error',
-    );
-    last.set(source, { at: now, suppressed: 0 });
   };
 }

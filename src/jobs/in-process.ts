@@ -1,12 +1,13 @@
 import { randomUUID } from 'node:crypto';
 import type { Logger } from '../log.js';
+import { JobEventBus } from './events.js';
 import {
+  JobFailedError,
   JobTimeoutError,
   type EnqueueOptions,
   type JobContext,
   type JobHandle,
   type JobHandler,
-  type JobProgress,
   type JobQueue,
 } from './queue.js';
 
@@ -33,7 +34,6 @@ interface Job {
   attempt: number;
   state: JobState;
   retryTimer: NodeJS.Timeout | undefined;
-  readonly progressListeners: Set<(progress: JobProgress) => void>;
   readonly done: Promise<unknown>;
   resolve(value: unknown): void;
   reject(err: unknown): void;
@@ -64,15 +64,15 @@ export function createInProcessQueue(opts: InProcessQueueOptions = {}): JobQueue
   let failed = 0;
   let closed = false;
   let consuming = false;
+  let pumpScheduled = false;
+  const events = new JobEventBus({ logger });
 
   function handleOf(job: Job): JobHandle {
     return {
       id: job.id,
+      type: job.type,
       finished: (timeoutMs) => withTimeout(job.done, timeoutMs, job.id),
-      onProgress(listener) {
-        job.progressListeners.add(listener);
-        return () => job.progressListeners.delete(listener);
-      },
+      onProgress: (listener) => events.onProgress(job.id, listener),
     };
   }
 
@@ -94,6 +94,20 @@ export function createInProcessQueue(opts: InProcessQueueOptions = {}): JobQueue
       if (!best || list[0]!.seq < best[0]!.seq) best = list;
     }
     return best?.shift();
+  }
+
+  /**
+   * New jobs start on a later turn of the event loop, never inside enqueue(): the caller gets
+   * its handle and subscribes to progress before the handler can report any, as on BullMQ,
+   * where the job starts a few Redis round trips after it was added.
+   */
+  function schedulePump(): void {
+    if (pumpScheduled) return;
+    pumpScheduled = true;
+    setImmediate(() => {
+      pumpScheduled = false;
+      pump();
+    });
   }
 
   function pump(): void {
@@ -119,19 +133,15 @@ export function createInProcessQueue(opts: InProcessQueueOptions = {}): JobQueue
       attempt: job.attempt,
       signal: abort.signal,
       async reportProgress(progress) {
-        for (const listener of job.progressListeners) {
-          try {
-            listener(progress);
-          } catch (err) {
-            logger?.warn({ err, jobId: job.id }, 'progress listener threw');
-          }
-        }
+        // Through JSON, as on BullMQ: a listener never shares an object with the handler.
+        events.emitProgress(job.id, jsonCopy(progress) as typeof progress);
       },
     };
     try {
-      const result = await handler(jsonCopy(job.payload), ctx);
+      const result = jsonCopy(await handler(jsonCopy(job.payload), ctx));
       settle(job);
-      job.resolve(jsonCopy(result));
+      job.resolve(result);
+      events.emitCompleted(job.id, result);
     } catch (err) {
       // By name, not instanceof: the error may come back from a worker thread without its prototype.
       const unrecoverable = err instanceof Error && err.name === 'UnrecoverableJobError';
@@ -139,7 +149,7 @@ export function createInProcessQueue(opts: InProcessQueueOptions = {}): JobQueue
         settle(job);
         failed++;
         logger?.warn({ err, jobId: job.id, type: job.type, attempt: job.attempt }, 'job failed');
-        job.reject(err);
+        fail(job, new JobFailedError(err instanceof Error ? err.message : String(err), job, { cause: err }));
         return;
       }
       const delay = backoffMs * 2 ** (job.attempt - 1);
@@ -155,11 +165,16 @@ export function createInProcessQueue(opts: InProcessQueueOptions = {}): JobQueue
 
   function settle(job: Job): void {
     live.delete(job.id);
-    job.progressListeners.clear();
+  }
+
+  function fail(job: Job, error: JobFailedError): void {
+    job.reject(error);
+    events.emitFailed(job.id, error);
   }
 
   return {
     backend: 'in-process',
+    events,
 
     async enqueue(type: string, payload: unknown, options: EnqueueOptions = {}): Promise<JobHandle> {
       if (closed) throw new Error('the job queue is closed');
@@ -183,14 +198,13 @@ export function createInProcessQueue(opts: InProcessQueueOptions = {}): JobQueue
         attempt: 0,
         state: 'waiting',
         retryTimer: undefined,
-        progressListeners: new Set(),
         done,
         resolve,
         reject,
       };
       live.set(id, job);
       makeReady(job);
-      pump();
+      schedulePump();
       return handleOf(job);
     },
 
@@ -226,7 +240,7 @@ export function createInProcessQueue(opts: InProcessQueueOptions = {}): JobQueue
         if (job.state === 'active') continue;
         if (job.retryTimer) clearTimeout(job.retryTimer);
         settle(job);
-        job.reject(new Error(`the job queue closed before job ${job.id} ran`));
+        fail(job, new JobFailedError(`the job queue closed before job ${job.id} ran`, job));
       }
       ready.clear();
       await Promise.allSettled([...running]);

@@ -3,6 +3,9 @@
  * in-process queue (embedded default). Delivery is at-least-once on both, so every handler
  * must be idempotent: running a job twice leaves the same state as running it once.
  *
+ * This is the untyped transport: job types are strings and payloads `unknown`. Code outside
+ * src/jobs declares jobs with `defineJob` (define.ts), which validates what crosses the queue.
+ *
  * Not in the contract: Redis keys, BullMQ options, how a backend stores jobs.
  */
 export type JobProgress = number | Record<string, unknown>;
@@ -15,7 +18,7 @@ export interface JobContext {
   reportProgress(progress: JobProgress): Promise<void>;
 }
 
-export type JobHandler = (payload: any, ctx: JobContext) => Promise<unknown>;
+export type JobHandler = (payload: unknown, ctx: JobContext) => Promise<unknown>;
 
 export interface EnqueueOptions {
   /** A job with the same id that is still waiting or running is not added twice. */
@@ -24,21 +27,40 @@ export interface EnqueueOptions {
   attempts?: number;
 }
 
-export interface JobHandle {
+export interface JobHandle<Result = unknown, Progress = JobProgress> {
   readonly id: string;
+  readonly type: string;
   /**
-   * Resolves with the handler's result once the job completes; rejects with the last error when
-   * all attempts fail, or with a JobTimeoutError after `timeoutMs` (the job itself goes on).
+   * Resolves with the handler's result once the job completes; rejects with a JobFailedError
+   * when all attempts fail, or with a JobTimeoutError after `timeoutMs` (the job itself goes on).
    */
-  finished(timeoutMs?: number): Promise<unknown>;
+  finished(timeoutMs?: number): Promise<Result>;
   /** Progress events for this job; returns an unsubscribe function. */
-  onProgress(listener: (progress: JobProgress) => void): () => void;
+  onProgress(listener: (progress: Progress) => void): Unsubscribe;
+}
+
+export type Unsubscribe = () => void;
+
+/**
+ * What happens to a job, by id, seen from any process: on BullMQ the events come through Redis,
+ * so a front end hears the progress of a job that a worker elsewhere runs.
+ *
+ * Events are delivered from the moment of subscription; nothing is replayed. A job that may
+ * already be done is awaited through its handle's `finished()`, which checks the job's state.
+ * Listeners of a job are dropped once it completes or fails.
+ */
+export interface JobEvents {
+  onProgress(jobId: string, listener: (progress: JobProgress) => void): Unsubscribe;
+  onCompleted(jobId: string, listener: (result: unknown) => void): Unsubscribe;
+  /** Only once the last attempt failed: retries are not failures to an observer. */
+  onFailed(jobId: string, listener: (error: JobFailedError) => void): Unsubscribe;
 }
 
 export type QueueBackend = 'in-process' | 'bullmq';
 
 export interface JobQueue {
   readonly backend: QueueBackend;
+  readonly events: JobEvents;
   enqueue(type: string, payload: unknown, options?: EnqueueOptions): Promise<JobHandle>;
   /** Starts consuming jobs of the given types in this process. */
   consume(handlers: Record<string, JobHandler>, options?: { concurrency?: number }): Promise<void>;
@@ -49,6 +71,21 @@ export interface JobQueue {
 
 export class JobTimeoutError extends Error {
   override name = 'JobTimeoutError';
+}
+
+/**
+ * A job that failed for good. The message is the handler's own error message and nothing else,
+ * the same on both backends (BullMQ keeps only the message of the last error).
+ */
+export class JobFailedError extends Error {
+  override name = 'JobFailedError';
+  readonly jobId: string;
+  readonly jobType: string | undefined;
+  constructor(message: string, job: { id: string; type?: string | undefined }, options?: { cause?: unknown }) {
+    super(message, options);
+    this.jobId = job.id;
+    this.jobType = job.type;
+  }
 }
 
 /** Thrown by a handler to fail the job at once with no further attempts. Recognised by name. */

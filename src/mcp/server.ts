@@ -7,6 +7,7 @@ import type { App } from '../app.js';
 import { AppError, toErrorPayload } from '../errors.js';
 import { TOOLSET_OF } from '../tools/index.js';
 import type { ToolContext } from '../tools/kit/context.js';
+import { callerJobs } from '../tools/kit/jobs.js';
 import { invoke, type CompiledTool } from '../tools/kit/invoke.js';
 import type { NeedsInputPayload } from '../tools/kit/payloads.js';
 import { VERSION } from '../version.js';
@@ -79,19 +80,21 @@ export function createMcpServer(app: App, opts: { actor: string }): McpServer {
       );
     }
     const progressToken = request.params._meta?.progressToken;
+    const progress: ToolContext['progress'] = async (done, total, message) => {
+      if (progressToken === undefined) return;
+      await extra.sendNotification({
+        method: 'notifications/progress',
+        params: { progressToken, progress: done, ...(total !== undefined ? { total } : {}), ...(message ? { message } : {}) },
+      });
+    };
     const ctx: ToolContext = {
       services: app.services,
       actor: opts.actor,
       session: extra.sessionId ?? null,
       signal: extra.signal,
       toolsets,
-      async progress(progress, total, message) {
-        if (progressToken === undefined) return;
-        await extra.sendNotification({
-          method: 'notifications/progress',
-          params: { progressToken, progress, ...(total !== undefined ? { total } : {}), ...(message ? { message } : {}) },
-        });
-      },
+      progress,
+      jobs: callerJobs(app.jobs, { progress, signal: extra.signal }),
     };
     const args = request.params.arguments ?? {};
     let invoked = await invoke(tool, args, ctx, app.logger);

@@ -9,6 +9,9 @@ import type { ReadService } from './reads.js';
 import type { ResourceReadService } from './resource-reads.js';
 import type { SearchService } from './search.js';
 
+export type { JobRunner } from '../jobs/runner.js';
+export type { JobProgress } from '../jobs/queue.js';
+
 /**
  * The one list of services. Built once by the composition root (src/app.ts); tools, resources
  * and prompts receive it, never the App, so they see the domain and not its infrastructure.

@@ -1,12 +1,13 @@
 import { ulid } from 'ulid';
 import type { IndexSync } from '../index/sync.js';
+import { enqueueJob } from '../jobs/define.js';
 import type { JobQueue } from '../jobs/queue.js';
 import type { Logger } from '../log.js';
 import type { Db, Queryable } from '../store/db.js';
 import { retractEmbeddings } from '../store/embeddings-repo.js';
 import { insertNode, liveNodesByHash, type NodeRecord } from '../store/nodes-repo.js';
 import type { SearchService } from './search.js';
-import { EMBED_JOB, embedJobId, type EmbedJobPayload } from './embedding.js';
+import { embedJob, embedJobId } from './embedding.js';
 import { contentHash, image, writeTransaction } from './writes.js';
 
 export interface StoreMemoryInput {
@@ -86,8 +87,7 @@ export class MemoryService {
     if (nodes.length === 0) return { searchable: true, jobId: null };
     try {
       const nids = nodes.map((n) => n.nid);
-      const payload: EmbedJobPayload = { nids };
-      const handle = await this.deps.queue.enqueue(EMBED_JOB, payload, { jobId: embedJobId(nids, nodes.map((n) => n.version).join('.')) });
+      const handle = await enqueueJob(this.deps.queue, embedJob, { nids }, { jobId: embedJobId(nids, nodes.map((n) => n.version).join('.')) });
       if ((opts.wait ?? true) && this.deps.embedWaitMs > 0 && this.deps.indexSync) {
         await handle.finished(this.deps.embedWaitMs);
         await this.deps.indexSync.pull();

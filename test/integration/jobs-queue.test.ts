@@ -1,7 +1,7 @@
 /**
  * One conformance suite for both JobQueue backends (STYLE-ANCHORS 10): the in-process queue
- * always, BullMQ when REDIS_URL is set. Each BullMQ queue gets a fresh name and is obliterated
- * afterwards, so parallel runs against one Redis do not collide.
+ * always, BullMQ when REDIS_URL is set (test/helpers/queues.ts). Typed jobs, JobEvents and the
+ * runner are tested in jobs-runner.test.ts.
  */
 import { after, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -9,61 +9,11 @@ import { spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { once } from 'node:events';
 import { fileURLToPath } from 'node:url';
-import { Queue } from 'bullmq';
 import { createBullmqQueue } from '../../src/jobs/bullmq.js';
-import { createInProcessQueue } from '../../src/jobs/in-process.js';
-import { JobTimeoutError, UnrecoverableJobError, type JobProgress, type JobQueue } from '../../src/jobs/queue.js';
-import { createLogger } from '../../src/log.js';
+import { JobTimeoutError, UnrecoverableJobError, type JobProgress } from '../../src/jobs/queue.js';
+import { backends, bullmqQueue, GUARD_MS, latch, obliterateTestQueues, PREFIX, REDIS_URL, silent, withQueue } from '../helpers/queues.js';
 
-const REDIS_URL = process.env.REDIS_URL;
-const PREFIX = 'cg-test';
-/** A failure guard only: every wait below ends on an event long before this. */
-const GUARD_MS = 15_000;
-const silent = createLogger('silent');
-
-interface Backend {
-  name: string;
-  skip: string | false;
-  open(): JobQueue;
-}
-
-/** BullMQ queues made by the tests, obliterated at the end. */
-const bullmqNames = new Set<string>();
-
-function bullmqQueue(name = `test-${randomUUID()}`): JobQueue {
-  bullmqNames.add(name);
-  return createBullmqQueue(REDIS_URL!, { name, prefix: PREFIX, logger: silent, backoffMs: 10 });
-}
-
-after(async () => {
-  if (!REDIS_URL || bullmqNames.size === 0) return;
-  for (const name of bullmqNames) {
-    const q = new Queue(name, { connection: { url: REDIS_URL }, prefix: PREFIX });
-    await q.obliterate({ force: true });
-    await q.close();
-  }
-});
-
-const backends: Backend[] = [
-  { name: 'in-process', skip: false, open: () => createInProcessQueue({ logger: silent, backoffMs: 5 }) },
-  { name: 'bullmq', skip: REDIS_URL ? false : 'REDIS_URL not set', open: () => bullmqQueue() },
-];
-
-function latch<T = void>(): { promise: Promise<T>; resolve: (value: T) => void } {
-  let resolve!: (value: T) => void;
-  const promise = new Promise<T>((r) => (resolve = r));
-  return { promise, resolve };
-}
-
-/** Opens a queue for one test and always closes it. */
-async function withQueue(backend: Backend, fn: (queue: JobQueue) => Promise<void>): Promise<void> {
-  const queue = backend.open();
-  try {
-    await fn(queue);
-  } finally {
-    await queue.close();
-  }
-}
+after(obliterateTestQueues);
 
 for (const backend of backends) {
   describe(`JobQueue conformance: ${backend.name}`, { skip: backend.skip, timeout: 60_000 }, () => {
@@ -72,7 +22,7 @@ for (const backend of backends) {
     }));
 
     test('runs a job and finished() resolves with its result', () => withQueue(backend, async (queue) => {
-      await queue.consume({ double: async (p: { x: number }) => ({ doubled: p.x * 2 }) });
+      await queue.consume({ double: async (p) => ({ doubled: (p as { x: number }).x * 2 }) });
       const handle = await queue.enqueue('double', { x: 21 });
       assert.equal(typeof handle.id, 'string');
       assert.deepEqual(await handle.finished(GUARD_MS), { doubled: 42 });
@@ -189,7 +139,8 @@ for (const backend of backends) {
       assert.equal((await queue.counts()).waiting, 3);
       const runs = new Map<number, number>();
       await queue.consume({
-        early: async (p: { x: number }) => {
+        early: async (payload) => {
+          const p = payload as { x: number };
           runs.set(p.x, (runs.get(p.x) ?? 0) + 1);
           return p.x * 10;
         },
@@ -204,7 +155,8 @@ for (const backend of backends) {
       assert.equal(second.id, first.id);
       const payloads: number[] = [];
       await queue.consume({
-        once: async (p: { n: number }) => {
+        once: async (payload) => {
+          const p = payload as { n: number };
           payloads.push(p.n);
           return p.n;
         },

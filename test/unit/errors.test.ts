@@ -20,8 +20,8 @@ test('the registry pins its codes: numeric codes are unique within a channel and
   assert.deepEqual([ERROR_REGISTRY.INVALID_PARAMS.channel, ERROR_REGISTRY.INVALID_PARAMS.rpcCode], ['tool', -32002]);
   assert.deepEqual([ERROR_REGISTRY.RESOURCE_NOT_FOUND.channel, ERROR_REGISTRY.RESOURCE_NOT_FOUND.rpcCode], ['jsonrpc', -32002]);
   assert.equal(ERROR_REGISTRY.NODE_NOT_FOUND.rpcCode, -32012);
-  assert.deepEqual(Object.keys(ERROR_REGISTRY).sort(), ['BUSY', 'CONFLICT', 'DB_UNAVAILABLE', 'INTERNAL', 'INVALID_PARAMS', 'NODE_NOT_FOUND', 'QUEUE_UNAVAILABLE', 'RESOURCE_NOT_FOUND', 'TOOLSET_DISABLED', 'UNKNOWN_TOOL']);
-  assert.deepEqual([...TOOL_ERROR_CODES].sort(), ['BUSY', 'CONFLICT', 'DB_UNAVAILABLE', 'INTERNAL', 'INVALID_PARAMS', 'NODE_NOT_FOUND', 'QUEUE_UNAVAILABLE', 'TOOLSET_DISABLED', 'UNKNOWN_TOOL']);
+  assert.deepEqual(Object.keys(ERROR_REGISTRY).sort(), ['BUSY', 'CONFLICT', 'DB_UNAVAILABLE', 'INTERNAL', 'INVALID_PARAMS', 'JOB_FAILED', 'NODE_NOT_FOUND', 'QUEUE_UNAVAILABLE', 'RESOURCE_NOT_FOUND', 'TOOLSET_DISABLED', 'UNKNOWN_TOOL']);
+  assert.deepEqual([...TOOL_ERROR_CODES].sort(), ['BUSY', 'CONFLICT', 'DB_UNAVAILABLE', 'INTERNAL', 'INVALID_PARAMS', 'JOB_FAILED', 'NODE_NOT_FOUND', 'QUEUE_UNAVAILABLE', 'TOOLSET_DISABLED', 'UNKNOWN_TOOL']);
   // A tool payload never carries a JSON-RPC-channel code.
   assert.equal(toolErrorSchema.safeParse({ kind: 'toolError:v1', code: 'RESOURCE_NOT_FOUND', rpc_code: -32002, message: 'x', retryable: false, hint: 'x' }).success, false);
 });

@@ -1,4 +1,4 @@
-import type { Services } from '../../services/index.js';
+import type { JobRunner, Services } from '../../services/index.js';
 
 /** A toolset as one caller sees it. */
 export interface ToolsetState {
@@ -29,4 +29,6 @@ export interface ToolContext {
   /** Reports progress to the caller when it asked for it; a no-op otherwise. */
   progress(progress: number, total?: number, message?: string): Promise<void>;
   toolsets: ToolsetSwitch;
+  /** Runs jobs for this call: progress goes to the caller, cancellation stops the wait. */
+  jobs: JobRunner;
 }

@@ -1,0 +1,35 @@
+import type { JobProgress, JobRunner } from '../../services/index.js';
+
+type Progress = (progress: number, total?: number, message?: string) => Promise<void>;
+
+/**
+ * A job's progress report as a progress notification: a number is the count done; a record
+ * may name `done` (or `count`), `total` and `message` (or `phase`).
+ */
+export function progressOf(p: JobProgress): { progress: number; total?: number; message?: string } | null {
+  if (typeof p === 'number') return { progress: p };
+  const done = typeof p.done === 'number' ? p.done : typeof p.count === 'number' ? p.count : null;
+  if (done === null) return null;
+  const message = typeof p.message === 'string' ? p.message : typeof p.phase === 'string' ? p.phase : undefined;
+  return { progress: done, ...(typeof p.total === 'number' ? { total: p.total } : {}), ...(message ? { message } : {}) };
+}
+
+/**
+ * The runner a tool sees as `ctx.jobs`: every job it runs reports progress to the caller and
+ * stops waiting when the call is cancelled, without the tool wiring either.
+ */
+export function callerJobs(runner: JobRunner, caller: { progress: Progress; signal: AbortSignal }): JobRunner {
+  return {
+    enqueue: (job, payload, options) => runner.enqueue(job, payload, options),
+    run: (job, payload, options = {}) =>
+      runner.run(job, payload, {
+        signal: caller.signal,
+        ...options,
+        async progress(p) {
+          await options.progress?.(p);
+          const n = progressOf(p as JobProgress);
+          if (n) await caller.progress(n.progress, n.total, n.message);
+        },
+      }),
+  };
+}
