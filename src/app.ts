@@ -12,6 +12,7 @@ import type { Logger } from './log.js';
 import { ChangeFeed } from './services/change-feed.js';
 import { TX_CHANNEL } from './services/writes.js';
 import { enqueueEmbeddingBacklog } from './services/embedding.js';
+import { EmbeddingScheduler } from './services/embedding-scheduler.js';
 import { EntriesService } from './services/entries.js';
 import { GraphService } from './services/graph.js';
 import { HealthService, type Health } from './services/health.js';
@@ -107,17 +108,18 @@ export async function createApp(config: Config, logger: Logger): Promise<App> {
     if (db.driver === 'pglite') closers.push(await keepStatisticsFresh(db, logger));
 
     const search = new SearchService({ db, embedder, indexes });
-    const memory = new MemoryService({ db, queue, indexSync, logger, embedWaitMs, search });
+    const embedding = new EmbeddingScheduler({ queue, indexSync, logger, waitMs: embedWaitMs });
+    const memory = new MemoryService({ db, embedding, logger, search });
     const services: Services = {
       memory,
       search,
       changes,
       reads: new ReadService(db),
       resourceReads: new ResourceReadService(db),
-      ingest: new IngestService({ db, memory }),
-      entries: new EntriesService({ db, memory }),
-      graph: new GraphService({ db, memory }),
-      history: new HistoryService({ db, memory, indexes, spaces: embedder.encoders().map((e) => e.space), logger }),
+      ingest: new IngestService({ db, embedding }),
+      entries: new EntriesService({ db, embedding }),
+      graph: new GraphService({ db, embedding }),
+      history: new HistoryService({ db, embedding, indexes, spaces: embedder.encoders().map((e) => e.space), logger }),
       health: new HealthService({ db, queue, embedder, indexes, indexSync, consumesJobs }),
     };
     const jobs = createJobRunner({ queue, logger });

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import type { z } from 'zod';
 import { AppError } from '../errors.js';
 import { JobFailedError, type EnqueueOptions, type JobHandle, type JobProgress, type JobQueue } from './queue.js';
 
@@ -40,7 +40,7 @@ export interface JobHandlerContext<Progress, Deps = unknown> {
    * Validates against the job's progress schema, then publishes to every observer of the job,
    * in order, on whichever process enqueued it. Await it: a rejected report fails the job.
    */
-  report(progress: Progress): Promise<void>;
+  readonly report: (progress: Progress) => Promise<void>;
   /** Built by the consumer (front end or worker) and handed to every handler: never a global. */
   readonly deps: Deps;
 }
@@ -119,13 +119,13 @@ function typedHandle<J extends AnyJobDefinition>(job: J, handle: JobHandle): Job
     type: handle.type,
     async finished(timeoutMs) {
       const result = job.result.safeParse(await handle.finished(timeoutMs));
-      if (result.success) return result.data;
+      if (result.success) return result.data as JobResultOf<J>;
       throw new JobFailedError(`job ${job.type} returned a result this process cannot read: ${describeIssues(result.error)}`, handle);
     },
     onProgress(listener) {
       return handle.onProgress((progress) => {
         const parsed = job.progress.safeParse(progress);
-        if (parsed.success) listener(parsed.data);
+        if (parsed.success) listener(parsed.data as JobProgressOf<J>);
       });
     },
   };

@@ -1,5 +1,5 @@
 import { describeIssues, type AnyJobDefinition } from './define.js';
-import { UnrecoverableJobError, type JobHandler, type JobQueue } from './queue.js';
+import { UnrecoverableJobError, type JobHandler, type JobProgress, type JobQueue } from './queue.js';
 
 /**
  * Starts consuming every job of `jobs` on `queue`, each handler given `deps`. A consumer takes
@@ -36,11 +36,11 @@ function validatingHandler<Deps>(job: AnyJobDefinition<Deps>, deps: Deps): JobHa
       async report(progress) {
         const parsed = job.progress.safeParse(progress);
         if (!parsed.success) throw new UnrecoverableJobError(`invalid progress from job ${job.type}: ${describeIssues(parsed.error)}`);
-        await ctx.reportProgress(parsed.data);
+        await ctx.reportProgress(parsed.data as JobProgress);
       },
     });
     const checked = job.result.safeParse(result);
     if (!checked.success) throw new UnrecoverableJobError(`invalid result from job ${job.type}: ${describeIssues(checked.error)}`);
-    return checked.data;
+    return checked.data as unknown;
   };
 }

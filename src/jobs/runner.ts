@@ -82,7 +82,7 @@ export function createJobRunner(opts: {
       // reported yet (the in-process queue starts jobs on a later turn; BullMQ a few round trips
       // later, and its event reader was started before the add).
       const forwarder = progress ? forwardInOrder(job, progress, handle.id, logger) : undefined;
-      const off = forwarder ? events.onProgress(handle.id, forwarder.push) : () => {};
+      const off = forwarder ? events.onProgress(handle.id, (p) => forwarder.push(p)) : () => {};
       try {
         const result = await untilAborted(handle.finished(Number.isFinite(waitMs) ? waitMs : undefined), signal);
         // Every report comes before the end of its job: the caller sees them all, then the result.
@@ -115,7 +115,7 @@ function forwardInOrder<J extends AnyJobDefinition>(
         return;
       }
       chain = chain
-        .then(() => callback(parsed.data))
+        .then(() => callback(parsed.data as JobProgressOf<J>))
         .catch((err: unknown) => logger?.warn({ err, jobId, type: job.type }, 'job progress callback threw'));
     },
     drained: () => chain,

@@ -6,7 +6,7 @@ import { lockLiveEdgesOfNodes, softDeleteEdges } from '../store/edges-repo.js';
 import {
   closeNode, editNode, insertNode, liveIdsSimilarTo, lockNodesById, recentlyUpdatedIds, softDeleteNodes, transactionNow, type NodeRecord,
 } from '../store/nodes-repo.js';
-import type { MemoryService } from './memory.js';
+import type { EmbeddingScheduler } from './embedding-scheduler.js';
 import { contentHash, image, writeTransaction } from './writes.js';
 
 export interface UpdateEntryInput {
@@ -59,7 +59,7 @@ function checkInterval(from: Date | null, to: Date | null): void {
 
 /** Edits and soft deletes of entries (memory nodes), each one logged transaction. */
 export class EntriesService {
-  constructor(private readonly deps: { db: Db; memory: Pick<MemoryService, 'scheduleEmbedding'> | null }) {}
+  constructor(private readonly deps: { db: Db; embedding: Pick<EmbeddingScheduler, 'schedule'> | null }) {}
 
   async update(input: UpdateEntryInput, actor: string | null = null): Promise<UpdateEntryResult> {
     const given = UPDATABLE.filter((f) => input[f] !== undefined);
@@ -124,7 +124,7 @@ export class EntriesService {
     });
 
     const embeddingChanged = result.superseded !== null || input.content !== undefined || input.topic !== undefined;
-    if (embeddingChanged && this.deps.memory) await this.deps.memory.scheduleEmbedding([result.node]);
+    if (embeddingChanged && this.deps.embedding) await this.deps.embedding.schedule([result.node]);
     return { node: result.node, txId, superseded: result.superseded };
   }
 

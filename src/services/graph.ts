@@ -18,7 +18,7 @@ import { closestNamesInProject, ENTITY_KIND, entityImageByNameAsOf, liveEntityBy
 import { advisoryXactLock, LOCKS } from '../store/locks.js';
 import { insertNode, liveNodesById, type NodeRecord } from '../store/nodes-repo.js';
 import { imagesAsOf, latestTxId } from '../store/tx-log.js';
-import type { MemoryService } from './memory.js';
+import type { EmbeddingScheduler } from './embedding-scheduler.js';
 import { image, newNode, writeTransaction } from './writes.js';
 
 export { EDGE_TYPES, type Direction, type EdgeType };
@@ -195,7 +195,7 @@ export class GraphService {
     private readonly deps: {
       db: Db;
       /** Schedules embeddings of new entity nodes; null in tests that do not embed. */
-      memory: Pick<MemoryService, 'scheduleEmbedding'> | null;
+      embedding: Pick<EmbeddingScheduler, 'schedule'> | null;
     },
   ) {}
 
@@ -292,7 +292,7 @@ export class GraphService {
       return { triples, created };
     });
 
-    if (result.created.length > 0 && this.deps.memory) await this.deps.memory.scheduleEmbedding(result.created);
+    if (result.created.length > 0 && this.deps.embedding) await this.deps.embedding.schedule(result.created);
     return { txId: txId === 0 ? null : txId, triples: result.triples, entitiesCreated: result.created.map(nodeView) };
   }
 

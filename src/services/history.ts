@@ -25,7 +25,7 @@ import { retractEmbeddings } from '../store/embeddings-repo.js';
 import { advisoryXactLock, LOCKS } from '../store/locks.js';
 import type { NodeRecord } from '../store/nodes-repo.js';
 import { imagesAsOf, latestTxId, type ImageAsOf } from '../store/tx-log.js';
-import type { MemoryService } from './memory.js';
+import type { EmbeddingScheduler } from './embedding-scheduler.js';
 import { image, writeTransaction } from './writes.js';
 
 /**
@@ -152,7 +152,7 @@ function decodeCursor(s: string): { b: number; m: number } {
 
 export interface HistoryDeps {
   db: Db;
-  memory?: Pick<MemoryService, 'scheduleEmbedding'> | null;
+  embedding?: Pick<EmbeddingScheduler, 'schedule'> | null;
   /** This process's vector indexes: keys of nodes an undo removes are dropped at once. */
   indexes?: Pick<VectorIndexes, 'remove'> | null;
   spaces?: readonly string[];
@@ -203,7 +203,7 @@ export class HistoryService {
       const entities = await this.revert(tx, targets, log, toEmbed, removedNids);
       return entities;
     });
-    if (toEmbed.length > 0 && this.deps.memory) await this.deps.memory.scheduleEmbedding(toEmbed);
+    if (toEmbed.length > 0 && this.deps.embedding) await this.deps.embedding.schedule(toEmbed);
     if (removedNids.length > 0 && this.deps.indexes) {
       for (const space of this.deps.spaces ?? []) {
         await this.deps.indexes.remove(space as Parameters<VectorIndexes['remove']>[0], removedNids).catch((err) => this.deps.logger?.warn({ err }, 'index removal after undo failed'));

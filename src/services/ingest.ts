@@ -1,7 +1,7 @@
 import type { Db } from '../store/db.js';
 import { insertNode, liveChunksBySource, liveNodesByHash, rewriteContent, type NodeRecord } from '../store/nodes-repo.js';
 import { chunkText } from './chunking.js';
-import type { MemoryService } from './memory.js';
+import type { EmbeddingScheduler } from './embedding-scheduler.js';
 import { contentHash, image, newNode, writeTransaction } from './writes.js';
 
 export interface PushInput {
@@ -32,7 +32,7 @@ const EMBED_BATCH = 128;
  * document rewrites only what changed.
  */
 export class IngestService {
-  constructor(private readonly deps: { db: Db; memory: MemoryService }) {}
+  constructor(private readonly deps: { db: Db; embedding: Pick<EmbeddingScheduler, 'schedule'> }) {}
 
   async push(input: PushInput, actor: string | null, onProgress?: (done: number, total: number) => Promise<void>): Promise<PushResult> {
     const chunks = chunkText(input.text, input.chunk_size);
@@ -92,7 +92,7 @@ export class IngestService {
     for (let i = 0; i < changed.length; i += EMBED_BATCH) {
       const batch = changed.slice(i, i + EMBED_BATCH);
       // Once one batch missed its wait, the rest are queued without waiting.
-      const r = await this.deps.memory.scheduleEmbedding(batch, { wait: searchable });
+      const r = await this.deps.embedding.schedule(batch, { wait: searchable });
       if (r.jobId) jobIds.push(r.jobId);
       searchable &&= r.searchable;
       await onProgress?.(Math.min(i + EMBED_BATCH, changed.length), changed.length);

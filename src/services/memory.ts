@@ -1,14 +1,9 @@
-import { ulid } from 'ulid';
-import type { IndexSync } from '../index/sync.js';
-import { enqueueJob } from '../jobs/define.js';
-import type { JobQueue } from '../jobs/queue.js';
 import type { Logger } from '../log.js';
-import type { Db, Queryable } from '../store/db.js';
-import { retractEmbeddings } from '../store/embeddings-repo.js';
+import type { Db } from '../store/db.js';
 import { insertNode, liveNodesByHash, type NodeRecord } from '../store/nodes-repo.js';
+import type { EmbeddingScheduler } from './embedding-scheduler.js';
 import type { SearchService } from './search.js';
-import { embedJob, embedJobId } from './embedding.js';
-import { contentHash, image, writeTransaction } from './writes.js';
+import { image, newNode, writeTransaction } from './writes.js';
 
 export interface StoreMemoryInput {
   content: string;
@@ -36,16 +31,12 @@ export interface StoreMemoryResult {
 /** E1 cosine from which a stored memory is reported as a near duplicate of another. */
 export const NEAR_DUPLICATE_SIMILARITY = 0.9;
 
-
 export class MemoryService {
   constructor(
     private readonly deps: {
       db: Db;
-      queue: JobQueue;
-      indexSync: IndexSync | null;
+      embedding: Pick<EmbeddingScheduler, 'schedule'>;
       logger: Logger;
-      /** How long `store` waits for its vectors; 0 answers at once (distributed mode). */
-      embedWaitMs: number;
       /** For near-duplicate checks on store; absent in processes without indexes. */
       search?: SearchService;
     },
@@ -54,50 +45,28 @@ export class MemoryService {
   async store(input: StoreMemoryInput, actor: string | null = null): Promise<StoreMemoryResult> {
     const { db } = this.deps;
     const { result: node, txId } = await writeTransaction(db, 'store', { actor }, async (tx, log) => {
-      const node = await insertNode(tx, {
-        id: ulid(),
-        kind: 'memory',
-        project_id: input.project_id,
-        memory_type: input.memory_type,
-        topic: input.topic ?? null,
-        content: input.content,
-        tags: input.tags ?? [],
-        source_uri: input.source_uri ?? null,
-        importance: input.importance ?? 0.5,
-        confidence: input.confidence ?? 1,
-        metadata: {},
-        content_hash: contentHash(input.content),
-        valid_from: input.valid_from ?? null,
-        valid_to: input.valid_to ?? null,
-      });
+      const node = await insertNode(
+        tx,
+        newNode({
+          kind: 'memory',
+          project_id: input.project_id,
+          memory_type: input.memory_type,
+          topic: input.topic ?? null,
+          content: input.content,
+          tags: input.tags ?? [],
+          source_uri: input.source_uri ?? null,
+          importance: input.importance ?? 0.5,
+          confidence: input.confidence ?? 1,
+          valid_from: input.valid_from ?? null,
+          valid_to: input.valid_to ?? null,
+        }),
+      );
       log({ entity: 'node', entityId: node.id, before: null, after: image(node) });
       return node;
     });
 
-    const { searchable, jobId: embeddingJobId } = await this.scheduleEmbedding([node]);
+    const { searchable, jobId: embeddingJobId } = await this.deps.embedding.schedule([node]);
     return { node, txId, searchable, embeddingJobId, possibleDuplicates: await this.duplicatesOf(node) };
-  }
-
-  /**
-   * Call after committing nodes whose embedding text is new or changed. Embedded mode waits
-   * (bounded) so the next query sees the vectors; a failure here only delays embedding, which
-   * the backlog scan at start-up repairs, so it never turns an acknowledged write into an error.
-   */
-  async scheduleEmbedding(nodes: ReadonlyArray<{ nid: number; version: number; id: string }>, opts: { wait?: boolean } = {}): Promise<{ searchable: boolean; jobId: string | null }> {
-    if (nodes.length === 0) return { searchable: true, jobId: null };
-    try {
-      const nids = nodes.map((n) => n.nid);
-      const handle = await enqueueJob(this.deps.queue, embedJob, { nids }, { jobId: embedJobId(nids, nodes.map((n) => n.version).join('.')) });
-      if ((opts.wait ?? true) && this.deps.embedWaitMs > 0 && this.deps.indexSync) {
-        await handle.finished(this.deps.embedWaitMs);
-        await this.deps.indexSync.pull();
-        return { searchable: true, jobId: handle.id };
-      }
-      return { searchable: false, jobId: handle.id };
-    } catch (err) {
-      this.deps.logger.warn({ err, ids: nodes.map((n) => n.id) }, 'embedding not ready in time; it continues in the background');
-      return { searchable: false, jobId: null };
-    }
   }
 
   /**
@@ -117,10 +86,5 @@ export class MemoryService {
       }
     }
     return out;
-  }
-
-  /** Call (inside the write transaction) for nodes that left the live set: replicas drop their vectors. */
-  async retractEmbeddings(tx: Queryable, nids: readonly number[]): Promise<void> {
-    await retractEmbeddings(tx, nids);
   }
 }

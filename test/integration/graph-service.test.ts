@@ -3,6 +3,7 @@ import { after, before, describe, test } from 'node:test';
 import { isAppError } from '../../src/errors.js';
 import { createLogger } from '../../src/log.js';
 import { GraphService, type Neighborhood, type NeighborhoodQuery, type StartNotFound } from '../../src/services/graph.js';
+import { EmbeddingScheduler } from '../../src/services/embedding-scheduler.js';
 import { MemoryService } from '../../src/services/memory.js';
 import type { Db } from '../../src/store/db.js';
 import { type Harness, pgliteHarness, postgresHarness } from '../helpers/stores.js';
@@ -57,8 +58,9 @@ for (const [driver, open] of harnesses) {
     before(async () => {
       h = await open();
       queue = recordingQueue();
-      memory = new MemoryService({ db: h.db, queue, indexSync: null, logger, embedWaitMs: 0 });
-      graph = new GraphService({ db: h.db, memory });
+      const embedding = new EmbeddingScheduler({ queue, indexSync: null, logger, waitMs: 0 });
+      memory = new MemoryService({ db: h.db, embedding, logger });
+      graph = new GraphService({ db: h.db, embedding });
     });
     after(async () => {
       await h?.cleanup();

@@ -5,6 +5,7 @@ import type { JobQueue } from '../../src/jobs/queue.js';
 import { createLogger } from '../../src/log.js';
 import { EntriesService } from '../../src/services/entries.js';
 import { entriesAsOf, HistoryService, resolveAsOf } from '../../src/services/history.js';
+import { EmbeddingScheduler } from '../../src/services/embedding-scheduler.js';
 import { MemoryService } from '../../src/services/memory.js';
 import { image, writeTransaction } from '../../src/services/writes.js';
 import type { Db } from '../../src/store/db.js';
@@ -57,9 +58,10 @@ for (const [driver, open] of drivers) {
     });
     beforeEach(() => {
       queue = recordingQueue();
-      memory = new MemoryService({ db, queue, indexSync: null, logger, embedWaitMs: 0 });
-      entries = new EntriesService({ db, memory });
-      history = new HistoryService({ db, memory, logger });
+      const embedding = new EmbeddingScheduler({ queue, indexSync: null, logger, waitMs: 0 });
+      memory = new MemoryService({ db, embedding, logger });
+      entries = new EntriesService({ db, embedding });
+      history = new HistoryService({ db, embedding, logger });
     });
 
     async function nodeImage(id: string): Promise<Record<string, unknown> | null> {

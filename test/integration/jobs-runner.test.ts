@@ -43,7 +43,7 @@ for (const backend of backends) {
       const jobs = createJobRunner({ queue, logger: silent });
       const invalid = (err: Error) => {
         assert.ok(err instanceof InvalidJobPayloadError);
-        assert.equal((err as InvalidJobPayloadError).code, 'INVALID_PARAMS');
+        assert.equal((err).code, 'INVALID_PARAMS');
         assert.match(err.message, /^invalid payload for job count: to: /);
         return true;
       };
@@ -241,7 +241,7 @@ function startConsumerProcess() {
     name,
     queue,
     consumer,
-    async stop() {
+    stop: async () => {
       consumer.kill('SIGTERM');
       await queue.close();
       const guard = setTimeout(() => consumer.kill('SIGKILL'), GUARD_MS);

@@ -27,7 +27,7 @@ export function callerJobs(runner: JobRunner, caller: { progress: Progress; sign
         ...options,
         async progress(p) {
           await options.progress?.(p);
-          const n = progressOf(p as JobProgress);
+          const n = progressOf(p);
           if (n) await caller.progress(n.progress, n.total, n.message);
         },
       }),
