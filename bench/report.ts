@@ -1,7 +1,9 @@
 /** summary.md and SVG charts from a suite report. */
 import { barChart, lineChart } from './chart.js';
 import type { Machine } from './env.js';
+import { locomoTarget, renderLocomo } from './locomo/report.js';
 import type { IndexDatasetResult } from './part-index.js';
+import type { LocomoOutcome } from './part-locomo.js';
 import type { OnnxResult } from './part-onnx.js';
 import type { PeerResult } from './part-peer.js';
 import type { QualityResult } from './part-quality.js';
@@ -13,7 +15,7 @@ export interface Report {
   machine: Machine;
   settings: Record<string, unknown> & { seed: number; quick: boolean; sizes: number[] };
   duration_s: number;
-  results: { quality?: QualityResult; index?: IndexDatasetResult[]; onnx?: OnnxResult; peer?: PeerResult; scale?: ScaleResult } & Record<string, unknown>;
+  results: { quality?: QualityResult; locomo?: LocomoOutcome; index?: IndexDatasetResult[]; onnx?: OnnxResult; peer?: PeerResult; scale?: ScaleResult } & Record<string, unknown>;
   errors: Record<string, string>;
 }
 
@@ -64,6 +66,8 @@ function targets(r: Report): Target[] {
   }
   const q = r.results.quality;
   if (q) out.push({ name: 'quality: hybrid above BM25 at recall@5/10/25', target: 'all three', measured: `${f(q.systems.hybrid?.overall.recall_at_5, 3)}/${f(q.systems.hybrid?.overall.recall_at_10, 3)}/${f(q.systems.hybrid?.overall.recall_at_25, 3)} vs ${f(q.systems.bm25_wink?.overall.recall_at_5, 3)}/${f(q.systems.bm25_wink?.overall.recall_at_10, 3)}/${f(q.systems.bm25_wink?.overall.recall_at_25, 3)}`, met: q.hybrid_beats_bm25_at_every_k });
+  const locomo = locomoTarget(r.results.locomo);
+  if (locomo) out.push(locomo);
   return out;
 }
 
@@ -153,6 +157,7 @@ export function renderSummary(r: Report): string {
     for (const [name, sc] of Object.entries(q.systems)) L.push(`| ${name} | ${cats.map((c) => f(sc.by_category[c]?.ndcg_at_10, 3)).join(' | ')} |`);
     L.push('');
   }
+  L.push(...renderLocomo(r.results.locomo));
   return L.join('\n') + '\n';
 }
 

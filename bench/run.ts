@@ -7,26 +7,35 @@
  *   npm run bench -- --quick                       # small sizes, for development
  *   npm run bench -- --parts quality,index --sizes 1000,10000 --seed 7
  *
- * Parts: write, onnx, read, memory, index, peer, quality. Writes bench/results/<date>/
- * (results.json, summary.md, *.svg) and shows progress on stderr.
+ * Parts: write, onnx, read, memory, index, peer, quality, locomo (skipped with a message when
+ * its data file is absent). Writes bench/results/<date>/ (results.json, summary.md, *.svg) and
+ * shows progress on stderr.
  */
 import { mkdir, writeFile } from 'node:fs/promises';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { packageRoot } from '../src/paths.js';
 import { log, machine } from './env.js';
 import { runIndex } from './part-index.js';
+import { runLocomo } from './part-locomo.js';
 import { runOnnx } from './part-onnx.js';
 import { runPeer } from './part-peer.js';
 import { runQuality } from './part-quality.js';
 import { runScale } from './part-scale.js';
 import { renderCharts, renderSummary, type Report } from './report.js';
 
-const ALL_PARTS = ['write', 'onnx', 'read', 'memory', 'index', 'peer', 'quality'];
+const ALL_PARTS = ['write', 'onnx', 'read', 'memory', 'index', 'peer', 'quality', 'locomo'];
+/**
+ * Every part runs by default: `locomo` takes ≈ 2 min on 2 cores (bench/PERFORMANCE.md), within
+ * the ~3 min a default part may take, and skips itself on machines without the data.
+ */
+const DEFAULT_PARTS = ALL_PARTS;
+/** Relative to the package root (the shared data folder beside the checkouts); an explicit --locomo is relative to the working directory. */
+const DEFAULT_LOCOMO = '../shared/data/locomo-dev.json';
 
 const { values } = parseArgs({
   options: {
-    parts: { type: 'string', default: ALL_PARTS.join(',') },
+    parts: { type: 'string', default: DEFAULT_PARTS.join(',') },
     quick: { type: 'boolean', default: false },
     sizes: { type: 'string' },
     'mcp-sizes': { type: 'string' },
@@ -43,6 +52,8 @@ const { values } = parseArgs({
     'quality-distractors': { type: 'string' },
     'quality-per-category': { type: 'string' },
     'onnx-texts': { type: 'string' },
+    locomo: { type: 'string' },
+    'locomo-limit': { type: 'string' },
     'round-budget-s': { type: 'string' },
     seed: { type: 'string', default: '42' },
     out: { type: 'string' },
@@ -55,6 +66,8 @@ if (values.help) {
   [--store-samples 100] [--queries 200] [--rounds 3] [--clients 1,4,16] [--index-size 100000] [--index-queries 500]
   [--depths 16,32,64,128,256] [--index-datasets e1-hash,low-rank] [--peer-sizes 500,1000,2000] [--peer-window 100]
   [--quality-distractors 2000] [--quality-per-category 40] [--onnx-texts 2000] [--round-budget-s 10] [--seed 42] [--out DIR]
+  [--locomo ${DEFAULT_LOCOMO}] [--locomo-limit N]
+Default parts: ${DEFAULT_PARTS.join(',')}.
 `);
   process.exit(0);
 }
@@ -86,7 +99,11 @@ const settings = {
   quality_per_category: num(values['quality-per-category'], 40, 20),
   onnx_texts: num(values['onnx-texts'], 2000, 500),
   round_budget_s: num(values['round-budget-s'], 10, 5),
+  locomo: values.locomo ?? DEFAULT_LOCOMO,
+  // --quick asks one conversation (≈ 25 s) instead of the whole file (≈ 2 min).
+  locomo_limit: values['locomo-limit'] !== undefined ? Number(values['locomo-limit']) : quick ? 1 : null,
 };
+if (settings.locomo_limit !== null && !(Number.isInteger(settings.locomo_limit) && settings.locomo_limit > 0)) throw new Error('--locomo-limit takes a positive integer');
 
 const started = new Date();
 const report: Report = { benchmark: 'context-graph suite', date: started.toISOString(), machine: machine(), settings, duration_s: 0, results: {}, errors: {} };
@@ -105,6 +122,7 @@ async function part(name: string, fn: () => Promise<unknown>): Promise<void> {
 }
 
 if (parts.has('quality')) await part('quality', () => runQuality({ seed, distractors: settings.quality_distractors, perCategory: settings.quality_per_category }));
+if (parts.has('locomo')) await part('locomo', () => runLocomo({ path: values.locomo ? resolve(values.locomo) : resolve(packageRoot(), DEFAULT_LOCOMO), explicit: values.locomo !== undefined, limit: settings.locomo_limit }));
 if (parts.has('index')) await part('index', () => runIndex({ size: settings.index_size, queries: settings.index_queries, seed, depths: settings.depths, rounds: settings.rounds, datasets: settings.index_datasets }));
 if (parts.has('onnx')) await part('onnx', () => runOnnx({ texts: settings.onnx_texts, storeSamples: settings.store_samples, rounds: settings.rounds, seed }));
 if (parts.has('peer')) await part('peer', () => runPeer({ sizes: settings.peer_sizes, window: settings.peer_window, queries: Math.min(settings.queries, 100), rounds: settings.rounds, seed }));
