@@ -77,8 +77,8 @@ export async function runLocomo(opts: { path: string; explicit: boolean; limit: 
     const [a, b] = InMemoryTransport.createLinkedPair();
     await Promise.all([server.connect(a), client.connect(b)]);
     const { loaded, ingest } = await ingestAll(app, samples);
-    const spaces = app.embedder.encoders().map((e) => e.space as SpaceId);
-    const denseSpaces = app.embedder.encoders().filter((e) => e.dim > 0).map((e) => e.space as SpaceId);
+    const spaces = app.embedder.encoders().map((e) => e.space);
+    const denseSpaces = app.embedder.encoders().filter((e) => e.dim > 0).map((e) => e.space);
 
     const bm25 = new Map(samples.map((s) => [s.sampleId, buildBm25(s.turns.map((t) => ({ key: t.diaId, topic: '', content: t.content })))]));
     // Single signals search the whole store: fetch every memory's rank, then keep this project's.
@@ -189,7 +189,7 @@ async function ingestAll(app: App, samples: readonly LocomoSample[]): Promise<{ 
 
 /** Resolves once every encoder's index holds `count` vectors (the app is fresh, so they are ours). */
 async function waitForIndexes(app: App, count: number): Promise<void> {
-  const spaces = app.embedder.encoders().map((e) => e.space as SpaceId);
+  const spaces = app.embedder.encoders().map((e) => e.space);
   const deadline = Date.now() + EMBED_WAIT_MS;
   for (;;) {
     await app.indexSync?.pull();
