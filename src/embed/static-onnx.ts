@@ -91,7 +91,10 @@ export class StaticOnnxEncoder implements SpaceEncoder {
       throw new ModelFilesError(`${configPath} lacks model_id or dim`);
     }
     if (opts.verify ?? true) {
-      for (const [name, path] of [[STATIC_MODEL_FILE, modelPath], [STATIC_VOCAB_FILE, vocabPath]] as const) {
+      for (const [name, path] of [
+        [STATIC_MODEL_FILE, modelPath],
+        [STATIC_VOCAB_FILE, vocabPath],
+      ] as const) {
         const expected = config.files?.[name];
         if (expected && (await sha256File(path)) !== expected) {
           throw new ModelFilesError(`${path} does not match the sha256 in ${configPath}: rebuild the folder with scripts/build-glove-model.mjs`);
@@ -121,7 +124,10 @@ export class StaticOnnxEncoder implements SpaceEncoder {
 
   /** Document vectors: each known word at its SIF weight. */
   encode(texts: readonly string[]): Promise<Float32Array[]> {
-    return this.encodeRows(texts.map((t) => this.vocabulary.ids(t, this.maxTokens)), null);
+    return this.encodeRows(
+      texts.map((t) => this.vocabulary.ids(t, this.maxTokens)),
+      null,
+    );
   }
 
   /**

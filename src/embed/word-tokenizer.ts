@@ -34,7 +34,7 @@ const CONTRACTIONS: ReadonlyArray<[RegExp, string]> = [
   [new RegExp(`'s${END}`, 'gu'), ''],
 ];
 const WORD = /[\p{L}\p{N}]+/gu;
-const NON_ASCII = /[^\u0000-\u007f]/;
+const NON_ASCII = /[^\u0020-\u007e\t\n\r]/;
 const COMBINING_MARKS = /\p{M}+/gu;
 
 /** The words of `text` after normalisation and contraction expansion, known or not. */

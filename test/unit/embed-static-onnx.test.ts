@@ -36,11 +36,7 @@ test('the bundled model loads from assets/e1-glove with its recipe id, 100 dims 
 });
 
 test('related texts are closer than unrelated ones, with no word in common', async () => {
-  const [car, automobile, cake] = await encoder.encode([
-    'the car broke down on the highway',
-    'my automobile stopped working on the motorway',
-    'she baked a chocolate cake',
-  ]);
+  const [car, automobile, cake] = await encoder.encode(['the car broke down on the highway', 'my automobile stopped working on the motorway', 'she baked a chocolate cake']);
   const related = cos(car!, automobile!);
   assert.ok(related > 0.4, `related cosine ${related}`);
   assert.ok(related > cos(car!, cake!) + 0.3, `car~automobile ${related} vs car~cake ${cos(car!, cake!)}`);
@@ -63,7 +59,10 @@ test('a text with no known word gives a zero vector, not NaN', async () => {
   const vectors = await encoder.encode(['', '   ', '!!! ??? ...', '12345 67890', 'qwzxv blorptastic', 'a i']);
   for (const v of vectors) {
     assert.equal(v.length, 100);
-    assert.ok(v.every((x) => x === 0), `expected zeros, got ${Array.from(v.slice(0, 4))}`);
+    assert.ok(
+      v.every((x) => x === 0),
+      `expected zeros, got ${Array.from(v.slice(0, 4)).join(', ')}`,
+    );
   }
   // Alone in a batch too: the padded batch has a single all-masked column.
   const [alone] = await encoder.encode(['12345']);
