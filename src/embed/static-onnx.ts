@@ -25,6 +25,8 @@ const DEFAULT_BATCH_SIZE = 64;
 // A mean of word vectors does not need the whole of a long document to find its topic, and the
 // [batch, seq, 100] intermediate must stay small.
 const DEFAULT_MAX_TOKENS = 2048;
+// Padded tokens per session.run: 16k × 100 floats is 6.4 MB per intermediate tensor.
+const MAX_BATCH_TOKENS = 16_384;
 
 /** The model shipped in the package: assets/e1-glove next to package.json. */
 export function bundledE1ModelDir(): string {
@@ -150,8 +152,13 @@ export class StaticOnnxEncoder implements SpaceEncoder {
     // Sorting by length before cutting batches keeps padding small.
     const order = rows.map((_, i) => i).sort((a, b) => rows[a]!.length - rows[b]!.length);
     const out = new Array<Float32Array>(rows.length);
-    for (let start = 0; start < order.length; start += this.batchSize) {
-      const idx = order.slice(start, start + this.batchSize);
+    for (let start = 0; start < order.length;) {
+      // Rows ascend in length, so the last row taken sets the padded width: stop before the
+      // [batch, seq, 100] float intermediate passes MAX_BATCH_TOKENS (long documents).
+      let end = start + 1;
+      while (end < order.length && end - start < this.batchSize && (end - start + 1) * rows[order[end]!]!.length <= MAX_BATCH_TOKENS) end++;
+      const idx = order.slice(start, end);
+      start = end;
       const batch: Batch = { rows: idx.map((i) => rows[i]!), weights: weights ? idx.map((i) => weights[i]!) : null };
       const vectors = await this.run(batch);
       idx.forEach((i, k) => (out[i] = vectors[k]!));

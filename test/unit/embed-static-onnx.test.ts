@@ -78,6 +78,8 @@ test('batched results equal one-at-a-time results, whatever the batch cut and pa
     'we went hiking in the mountains with our dogs last weekend and it rained the whole time',
     'tea',
     'what did caroline say about the adoption agency?',
+    // Nine texts at the 2048-token cap pass the 16k padded-token budget of one run: the batch splits.
+    ...Array.from({ length: 9 }, (_, i) => `${['bridge', 'boat', 'fish'][i % 3]} ${'the river flows past the old mill '.repeat(300)}`),
   ];
   const small = await StaticOnnxEncoder.load(bundledE1ModelDir(), { batchSize: 3, verify: false });
   try {
