@@ -20,5 +20,5 @@ export interface EncoderInfo {
   space: SpaceId;
   modelId: string;
   dim: number;
-  provider: 'onnx' | 'model-free';
+  provider: 'onnx' | 'model-free' | 'glove-static';
 }
