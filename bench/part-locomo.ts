@@ -11,7 +11,6 @@ import { basename } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
 import type { App } from '../src/app.js';
-import type { SpaceId } from '../src/embed/types.js';
 import { createMcpServer } from '../src/mcp/server.js';
 import { tempDir } from '../test/helpers/cli.js';
 import { openBenchApp } from './app.js';
