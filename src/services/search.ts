@@ -1,4 +1,5 @@
 import type { Embedder } from '../embed/embedder.js';
+import { LEXICAL_SPACE, signalWeights } from '../embed/spaces/registry.js';
 import type { SpaceId } from '../embed/types.js';
 import type { VectorIndexes } from '../index/vector-index.js';
 import type { Db } from '../store/db.js';
@@ -48,15 +49,12 @@ export interface HybridResult {
 }
 
 /**
- * Relative trust in each signal. E9 (character trigrams) rescues typos and rare tokens but is
- * noisy on paraphrase, so it counts half. lexical (E13 BM25) counts double: on the generated
- * labelled set (bench --parts quality, seed 42, model-free E1) weight 1 left hybrid below plain
- * BM25 at recall@5 (0.507 vs 0.514); 2 gives 0.519/0.630/0.737 vs 0.514/0.597/0.732 at @5/10/25.
+ * Fusion weight per signal, from the space definitions (src/embed/spaces/): the `lexical`
+ * signal is E13's BM25 ranking, the others are named by their space id.
  */
-export const SIGNAL_WEIGHTS: Record<string, number> = { lexical: 2, E1: 1, E9: 0.5 };
+export const SIGNAL_WEIGHTS: Readonly<Record<string, number>> = Object.freeze(signalWeights());
 
-/** The sparse keyword space whose BM25 ranking is the `lexical` signal. */
-export const LEXICAL_SPACE: SpaceId = 'E13';
+export { LEXICAL_SPACE };
 
 const MIN_CANDIDATES = 50;
 const MAX_CANDIDATES = 500;
@@ -158,7 +156,7 @@ export class SearchService {
       spaces.map(async (space) => {
         const vector = vectors.get(space)?.[0];
         const hits = vector ? await this.deps.indexes.search(space, vector, k) : [];
-        return { name: space, weight: SIGNAL_WEIGHTS[space] ?? 0.5, hits: hits.map((h) => ({ key: h.key, score: h.similarity })) };
+        return { name: space, weight: SIGNAL_WEIGHTS[space] ?? 0, hits: hits.map((h) => ({ key: h.key, score: h.similarity })) };
       }),
     );
   }
