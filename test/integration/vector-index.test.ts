@@ -1,8 +1,9 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { keywordEmbed } from '../../src/embed/keyword.js';
 import { createVectorIndexes } from '../../src/index/usearch-host.js';
 import type { SpaceIndexSpec, VectorIndexes } from '../../src/index/vector-index.js';
 import { mulberry32 } from '../helpers/prng.js';
@@ -200,6 +201,59 @@ describe('vector indexes on a USearch worker thread', () => {
       assert.deepEqual(await own.sizes(), { E4: 0 });
     } finally {
       await own.close();
+    }
+  });
+});
+
+describe('sparse spaces', () => {
+  const texts = ['deploy the canary first', 'rollback runbook for payments', 'canary rollback thresholds', 'lunch order for friday'];
+  const E13 = { space: 'E13', dim: 0, modelId: 'bm25-terms-v1' } as const;
+  const E1 = { space: 'E1', dim: 4, modelId: 'tiny' } as const;
+  let dir: string;
+
+  before(async () => {
+    dir = await mkdtemp(join(tmpdir(), 'cg-vector-index-formats-'));
+  });
+
+  after(async () => {
+    await rm(dir, { recursive: true, force: true });
+  });
+
+  test('a sparse space takes its kind from the space registry', async () => {
+    const idx = createVectorIndexes();
+    try {
+      await idx.ensure(E13);
+      await idx.upsert('E13', [1, 2, 3, 4], texts.map((t) => keywordEmbed(t)));
+      const q = keywordEmbed('canary rollback');
+      assert.deepEqual((await idx.search('E13', q, 10)).map((h) => h.key), [3, 1, 2]);
+      await assert.rejects(idx.ensure({ space: 'E13', dim: 8, modelId: 'x' }), /sparse space E13 .* dim is 0/);
+    } finally {
+      await idx.close();
+    }
+  });
+
+  test('snapshots record the index kind of each space; one written before kinds were recorded still loads', async () => {
+    const idx = createVectorIndexes();
+    try {
+      await idx.ensure(E13);
+      await idx.ensure(E1);
+      await idx.upsert('E13', [1, 2, 3, 4], texts.map((t) => keywordEmbed(t)));
+      await idx.upsert('E1', [1, 2], [Float32Array.of(1, 0, 0, 0), Float32Array.of(0, 1, 0, 0)]);
+      await idx.saveSnapshot(dir, 77);
+    } finally {
+      await idx.close();
+    }
+    const meta = JSON.parse(await readFile(join(dir, 'meta.json'), 'utf8'));
+    assert.deepEqual(meta.spaces.map((s: { space: string; index: string }) => `${s.space}:${s.index}`).sort(), ['E13:sparse', 'E1:dense']);
+    const older = { ...meta, spaces: meta.spaces.map(({ index: _index, ...rest }: Record<string, unknown>) => rest) };
+    await writeFile(join(dir, 'meta.json'), JSON.stringify(older));
+    const fresh = createVectorIndexes();
+    try {
+      assert.equal(await fresh.loadSnapshot(dir, [E13, E1]), 77);
+      assert.deepEqual(await fresh.sizes(), { E13: 4, E1: 2 });
+      assert.deepEqual((await fresh.search('E13', keywordEmbed('lunch'), 5)).map((h) => h.key), [4]);
+    } finally {
+      await fresh.close();
     }
   });
 });
