@@ -29,8 +29,8 @@ function ensure(spec: ResolvedSpec): void {
   spaces.set(spec.space, indexKind(spec.index).create({ ...spec }));
 }
 
-function search(space: SpaceId, query: Float32Array, k: number): VectorHit[] {
-  return spaces.get(space)?.search(query, k) ?? [];
+function search(space: SpaceId, query: Float32Array, k: number, among?: number[]): VectorHit[] {
+  return spaces.get(space)?.search(query, k, among) ?? [];
 }
 
 function sizes(): Partial<Record<SpaceId, number>> {
@@ -68,7 +68,7 @@ async function load(dir: string, specs: ResolvedSpec[]): Promise<LoadResult> {
   const meta = await readMeta(dir);
   for (const spec of specs) {
     const entry = meta?.spaces.find((s) => s.space === spec.space);
-    // Older snapshots did not record the kind: dim 0 was the sparse space.
+    // Format 1 did not record the kind: dim 0 was the sparse space.
     const saved: SavedSpace | undefined = entry && { ...entry, index: entry.index ?? (entry.dim === 0 ? 'sparse' : 'dense') };
     let reason: string;
     if (!meta) reason = 'no snapshot';
@@ -103,7 +103,7 @@ export default async function handle(task: IndexTask): Promise<IndexResults[Inde
     case 'remove':
       return spaces.get(task.space)?.remove(task.keys) ?? 0;
     case 'search':
-      return search(task.space, task.query, task.k);
+      return search(task.space, task.query, task.k, task.among);
     case 'sizes':
       return sizes();
     case 'save':

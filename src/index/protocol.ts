@@ -18,8 +18,8 @@ export type IndexTask =
    */
   | { op: 'upsert'; space: SpaceId; keys: number[]; vectors: Float32Array; lengths: number[] }
   | { op: 'remove'; space: SpaceId; keys: number[] }
-  /** A sparse space takes the query's packed term vector. */
-  | { op: 'search'; space: SpaceId; query: Float32Array; k: number }
+  /** A sparse space takes the query's packed term vector. `among`: only these keys, scored exactly. */
+  | { op: 'search'; space: SpaceId; query: Float32Array; k: number; among?: number[] }
   | { op: 'sizes' }
   | { op: 'save'; dir: string; feedSeq: number }
   | { op: 'load'; dir: string; specs: ResolvedSpec[] }
@@ -48,13 +48,17 @@ export interface IndexResults {
   close: void;
 }
 
-/** meta.json of a snapshot directory; entries also record their index kind (before: dim 0 meant sparse). */
-export const SNAPSHOT_FORMAT = 1;
+/**
+ * meta.json of a snapshot directory. Format 2 records each space's index kind and the dense
+ * spaces' exact-scoring vectors file; a format-1 snapshot still loads its sparse spaces, and
+ * its dense ones are rebuilt from the feed.
+ */
+export const SNAPSHOT_FORMAT = 2;
 
 export interface SnapshotMeta {
-  version: 1;
+  version: 1 | 2;
   feedSeq: number;
   savedAt: string;
-  /** Older entries have no `index` (dim 0 meant sparse). */
+  /** Format 1 entries have no `index` (dim 0 meant sparse). */
   spaces: Array<Omit<SavedSpace, 'index'> & { index?: SavedSpace['index'] }>;
 }

@@ -23,7 +23,7 @@ export interface SpaceIndex {
   upsert(keys: readonly number[], rows: Float32Array, lengths: readonly number[]): void;
   /** How many of the keys were present. */
   remove(keys: readonly number[]): number;
-  search(query: Float32Array, k: number): VectorHit[];
+  search(query: Float32Array, k: number, among?: readonly number[]): VectorHit[];
   /** Writes this index's files into `dir` (each to a temp name, then renamed) and describes them. */
   save(dir: string): Promise<SavedSpace>;
 }
@@ -36,8 +36,8 @@ export interface IndexKindImpl {
 }
 
 /**
- * One space in a snapshot's meta.json. `file` is the kind's file; the kind may add settings
- * (USearch: metric, quantization, connectivity).
+ * One space in a snapshot's meta.json. `file` is the main file; the kind may add settings
+ * (USearch: metric, quantization, connectivity) and files of its own (dense: `vectorsFile`).
  */
 export interface SavedSpace extends ResolvedSpec {
   file: string;
@@ -45,6 +45,7 @@ export interface SavedSpace extends ResolvedSpec {
   metric: string;
   quantization: string;
   connectivity: number;
+  vectorsFile?: string;
 }
 
 export function resolveSpec(spec: SpaceIndexSpec): ResolvedSpec {

@@ -278,6 +278,49 @@ export class SparseIndex {
   }
 
   /**
+   * Top-k by BM25 among the listed keys only, with the same scores and order as `search` (idf
+   * and avgdl still come from the whole index, so a filter does not change what a term is
+   * worth). Each listed document is scored from its own sorted term list, so the cost grows
+   * with the number of keys, not with the postings: the path for small filtered sets.
+   */
+  searchAmong(queryIds: ArrayLike<number>, k: number, among: readonly number[]): VectorHit[] {
+    k = Math.floor(k);
+    const n = this.size;
+    if (k <= 0 || n === 0 || queryIds.length === 0 || among.length === 0) return [];
+    const avgdl = this.totalLen / n || 1;
+    const { k1, b } = this;
+    const terms: Array<{ t: number; w: number; df: number }> = [];
+    for (const t of new Set(Array.from(queryIds, (id) => id >>> 0))) {
+      const p = this.postings.get(t);
+      if (p) terms.push({ t, w: Math.log(1 + (n - p.n + 0.5) / (p.n + 0.5)) * (k1 + 1), df: p.n });
+    }
+    if (terms.length === 0) return [];
+    // The order `search` adds terms in, so both paths sum the same floats the same way.
+    terms.sort((x, y) => x.df - y.df || x.t - y.t);
+    const c0 = k1 * (1 - b);
+    const c1 = (k1 * b) / avgdl;
+    const hits: VectorHit[] = [];
+    const seen = new Set<number>();
+    for (const key of among) {
+      const slot = this.slotOf.get(key);
+      if (slot === undefined || seen.has(key)) continue;
+      seen.add(key);
+      const doc = this.docs[slot]!;
+      let score = 0;
+      for (const { t, w } of terms) {
+        const at = lowerBound(doc.terms, t);
+        if (at < doc.terms.length && doc.terms[at] === t) {
+          const tf = doc.tfs[at]!;
+          score += (w * tf) / (tf + c0 + c1 * this.lens[slot]!);
+        }
+      }
+      if (score > 0) hits.push({ key, similarity: score });
+    }
+    hits.sort((x, y) => y.similarity - x.similarity || x.key - y.key);
+    return hits.length > k ? hits.slice(0, k) : hits;
+  }
+
+  /**
    * Binary snapshot: header [magic u32, docCount u32, totalTerms u32, 0 u32], then keys as f64
    * (docCount), term counts as u32 (docCount), term ids as u32 (totalTerms), tfs as f32 (totalTerms).
    */

@@ -4,7 +4,7 @@ import type { Logger } from '../log.js';
 import { workerFile } from '../paths.js';
 import type { IndexOp, IndexResults, IndexTask } from './protocol.js';
 import { resolveSpec } from './space-index.js';
-import type { SpaceIndexSpec, VectorHit, VectorIndexes } from './vector-index.js';
+import type { SearchOptions, SpaceIndexSpec, VectorHit, VectorIndexes } from './vector-index.js';
 
 /** Below this, cloning a buffer beats transferring it (stack-notes §3: 384 floats clone faster). */
 const TRANSFER_MIN_BYTES = 100 * 1024;
@@ -76,8 +76,10 @@ export function createVectorIndexes(opts: { logger?: Logger } = {}): VectorIndex
       await run({ op: 'remove', space, keys: [...keys] });
     },
 
-    search(space: SpaceId, query: Float32Array, k: number): Promise<VectorHit[]> {
-      return run({ op: 'search', space, query, k });
+    search(space: SpaceId, query: Float32Array, k: number, opts: SearchOptions = {}): Promise<VectorHit[]> {
+      if (!opts.among) return run({ op: 'search', space, query, k });
+      checkKeys(opts.among);
+      return run({ op: 'search', space, query, k, among: [...opts.among] });
     },
 
     sizes() {

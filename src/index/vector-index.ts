@@ -19,6 +19,15 @@ export interface SpaceIndexSpec {
   index?: IndexKind;
 }
 
+export interface SearchOptions {
+  /**
+   * Only these keys may be returned. The index scores exactly these (cost grows with their
+   * number, not with the index), so pass it for a small candidate set, such as the entries a
+   * filter allows when they are few; without it the whole index is searched.
+   */
+  among?: readonly number[];
+}
+
 /**
  * One index per embedding space, held and searched on a worker thread (workers/index.ts), of
  * the kind the space declares (src/index/kinds/): USearch HNSW for dense spaces, a BM25
@@ -32,7 +41,7 @@ export interface VectorIndexes {
   upsert(space: SpaceId, keys: readonly number[], vectors: readonly Float32Array[]): Promise<void>;
   remove(space: SpaceId, keys: readonly number[]): Promise<void>;
   /** Best first, at most k; an empty or unknown space gives []. */
-  search(space: SpaceId, query: Float32Array, k: number): Promise<VectorHit[]>;
+  search(space: SpaceId, query: Float32Array, k: number, opts?: SearchOptions): Promise<VectorHit[]>;
   sizes(): Promise<Partial<Record<SpaceId, number>>>;
   /** Writes each space's files plus meta (specs + the feed position they reflect) into `dir`. */
   saveSnapshot(dir: string, feedSeq: number): Promise<void>;

@@ -33,10 +33,11 @@ class SparseSpaceIndex implements SpaceIndex {
     return n;
   }
 
-  search(query: Float32Array, k: number): VectorHit[] {
+  search(query: Float32Array, k: number, among?: readonly number[]): VectorHit[] {
     // The query is a packed term vector from the same encoder; its weights are not used.
     if (k <= 0 || query.length === 0) return [];
-    return this.index.search(unpackTerms(query).ids, k);
+    const { ids } = unpackTerms(query);
+    return among ? this.index.searchAmong(ids, k, among) : this.index.search(ids, k);
   }
 
   async save(dir: string): Promise<SavedSpace> {
