@@ -46,5 +46,7 @@ export async function matchingNodes(
   if (f.createdTo) where.push(`created_at <= ${param(f.createdTo)}`);
   if (f.excludeKinds?.length) where.push(`kind <> all(${param(f.excludeKinds)}::text[])`);
   const limit = scope.limit === undefined ? '' : ` limit ${param(scope.limit)}`;
-  return q.query<{ nid: number; topic: string | null }>(`select nid, topic from nodes where ${where.join(' and ')}${limit}`, params);
+  // The topic only when the caller has to compare it: text columns are not free to ship.
+  const columns = f.topic === undefined ? 'nid, null as topic' : 'nid, topic';
+  return q.query<{ nid: number; topic: string | null }>(`select ${columns} from nodes where ${where.join(' and ')}${limit}`, params);
 }
