@@ -28,18 +28,22 @@ function quantize(v: Float32Array, out: Int8Array, at = 0): boolean {
   return max > 0;
 }
 
+/**
+ * Rows live in fixed blocks that are never reallocated: growing by copying would leave the old
+ * arrays behind as garbage in the index thread, which in a measurement cost more memory than
+ * the rows themselves.
+ */
+const BLOCK_ROWS = 4_096;
+
 export class ExactVectors {
-  private codes: Int8Array;
-  /** Key by row; FREE for a row whose key was deleted (its slot is reused). */
-  private keyAt: Float64Array;
+  private readonly blocks: Int8Array[] = [];
+  /** Key by row, per block; FREE for a row whose key was deleted (its slot is reused). */
+  private readonly blockKeys: Float64Array[] = [];
   private readonly rowOf = new Map<number, number>();
   private free: number[] = [];
   private rows = 0;
 
-  constructor(readonly dim: number, capacity = 64) {
-    this.codes = new Int8Array(capacity * dim);
-    this.keyAt = new Float64Array(capacity);
-  }
+  constructor(readonly dim: number) {}
 
   get size(): number {
     return this.rowOf.size;
@@ -50,18 +54,21 @@ export class ExactVectors {
     let row = this.rowOf.get(key);
     if (row === undefined) {
       row = this.free.pop() ?? this.rows++;
-      if (row >= this.keyAt.length) this.grow(row + 1);
+      if (row >= this.blocks.length * BLOCK_ROWS) {
+        this.blocks.push(new Int8Array(BLOCK_ROWS * this.dim));
+        this.blockKeys.push(new Float64Array(BLOCK_ROWS).fill(FREE));
+      }
       this.rowOf.set(key, row);
-      this.keyAt[row] = key;
+      this.blockKeys[Math.floor(row / BLOCK_ROWS)]![row % BLOCK_ROWS] = key;
     }
-    quantize(vector, this.codes, row * this.dim);
+    quantize(vector, this.blocks[Math.floor(row / BLOCK_ROWS)]!, (row % BLOCK_ROWS) * this.dim);
   }
 
   delete(key: number): boolean {
     const row = this.rowOf.get(key);
     if (row === undefined) return false;
     this.rowOf.delete(key);
-    this.keyAt[row] = FREE;
+    this.blockKeys[Math.floor(row / BLOCK_ROWS)]![row % BLOCK_ROWS] = FREE;
     this.free.push(row);
     return true;
   }
@@ -74,11 +81,11 @@ export class ExactVectors {
     const dim = this.dim;
     if (query.length !== dim) throw new RangeError(`exact search: query has ${query.length} dimensions, the index ${dim}`);
     k = Math.floor(k);
-    // The binding reads from the start of each buffer (it ignores a view's offset): fresh arrays only.
+    // The binding reads from the start of each buffer (it ignores a view's offset): fresh arrays
+    // or whole blocks only.
     const q = new Int8Array(dim);
     if (k <= 0 || !quantize(query, q)) return [];
-    let data: Int8Array;
-    let keys: Float64Array;
+    const hits: VectorHit[] = [];
     if (among) {
       const rows: number[] = [];
       const seen = new Set<number>();
@@ -88,28 +95,20 @@ export class ExactVectors {
         seen.add(key);
         rows.push(row);
       }
-      data = new Int8Array(rows.length * dim);
-      keys = new Float64Array(rows.length);
+      const data = new Int8Array(rows.length * dim);
+      const keys = new Float64Array(rows.length);
       rows.forEach((row, i) => {
-        data.set(this.codes.subarray(row * dim, (row + 1) * dim), i * dim);
-        keys[i] = this.keyAt[row]!;
+        const at = (row % BLOCK_ROWS) * dim;
+        data.set(this.blocks[Math.floor(row / BLOCK_ROWS)]!.subarray(at, at + dim), i * dim);
+        keys[i] = this.blockKeys[Math.floor(row / BLOCK_ROWS)]![row % BLOCK_ROWS]!;
       });
+      collect(hits, data, keys, rows.length, q, dim, k);
     } else {
-      data = this.codes;
-      keys = this.keyAt;
-    }
-    const n = among ? keys.length : this.rows;
-    // Freed rows still hold old codes: ask for enough to drop them and keep k.
-    const wanted = Math.min(n, among ? k : k + this.free.length);
-    if (wanted === 0) return [];
-    const found = exactSearch(data.subarray(0, n * dim), q, dim, wanted, MetricKind.Cos, 1) as { keys: BigUint64Array; distances: Float32Array };
-    const hits: VectorHit[] = [];
-    for (let i = 0; i < found.keys.length; i++) {
-      const key = keys[Number(found.keys[i])]!;
-      if (key === FREE) continue;
-      const similarity = 1 - found.distances[i]!;
-      // A zero row has no direction: no similarity.
-      hits.push({ key, similarity: Number.isFinite(similarity) ? similarity : 0 });
+      // Freed rows still hold old codes: ask each block for enough to drop them and keep k.
+      this.blocks.forEach((block, b) => {
+        const n = Math.min(BLOCK_ROWS, this.rows - b * BLOCK_ROWS);
+        collect(hits, block, this.blockKeys[b]!, n, q, dim, k + this.free.length);
+      });
     }
     hits.sort((a, b) => b.similarity - a.similarity || a.key - b.key);
     return hits.length > k ? hits.slice(0, k) : hits;
@@ -124,8 +123,9 @@ export class ExactVectors {
     const codes = new Int8Array(buf, HEADER_BYTES + count * 8);
     let i = 0;
     for (const [key, row] of this.rowOf) {
+      const at = (row % BLOCK_ROWS) * this.dim;
       keys[i] = key;
-      codes.set(this.codes.subarray(row * this.dim, (row + 1) * this.dim), i * this.dim);
+      codes.set(this.blocks[Math.floor(row / BLOCK_ROWS)]!.subarray(at, at + this.dim), i * this.dim);
       i++;
     }
     return new Uint8Array(buf);
@@ -139,21 +139,34 @@ export class ExactVectors {
     const [magic, dim, count] = new Uint32Array(buf, 0, 4) as unknown as [number, number, number];
     if (magic !== MAGIC) throw new Error('not an exact vectors file');
     if (buf.byteLength !== HEADER_BYTES + count * 8 + count * dim) throw new Error('exact vectors file has the wrong length');
-    const out = new ExactVectors(dim, Math.max(count, 64));
-    out.keyAt.set(new Float64Array(buf, HEADER_BYTES, count));
-    out.codes.set(new Int8Array(buf, HEADER_BYTES + count * 8));
-    for (let row = 0; row < count; row++) out.rowOf.set(out.keyAt[row]!, row);
+    const out = new ExactVectors(dim);
+    const keys = new Float64Array(buf, HEADER_BYTES, count);
+    const codes = new Int8Array(buf, HEADER_BYTES + count * 8);
+    for (let start = 0; start < count; start += BLOCK_ROWS) {
+      const n = Math.min(BLOCK_ROWS, count - start);
+      const block = new Int8Array(BLOCK_ROWS * dim);
+      block.set(codes.subarray(start * dim, (start + n) * dim));
+      const blockKeys = new Float64Array(BLOCK_ROWS).fill(FREE);
+      blockKeys.set(keys.subarray(start, start + n));
+      out.blocks.push(block);
+      out.blockKeys.push(blockKeys);
+    }
+    for (let row = 0; row < count; row++) out.rowOf.set(keys[row]!, row);
     out.rows = count;
     return out;
   }
+}
 
-  private grow(minRows: number): void {
-    const rows = Math.max(minRows, this.keyAt.length * 2);
-    const codes = new Int8Array(rows * this.dim);
-    codes.set(this.codes);
-    this.codes = codes;
-    const keyAt = new Float64Array(rows);
-    keyAt.set(this.keyAt);
-    this.keyAt = keyAt;
+/** Exact top-`wanted` of the first `n` rows of `data` (USearch, native), appended to `hits`; freed rows dropped. */
+function collect(hits: VectorHit[], data: Int8Array, keys: Float64Array, n: number, q: Int8Array, dim: number, wanted: number): void {
+  wanted = Math.min(n, wanted);
+  if (wanted <= 0) return;
+  const found = exactSearch(data.subarray(0, n * dim), q, dim, wanted, MetricKind.Cos, 1) as { keys: BigUint64Array; distances: Float32Array };
+  for (let i = 0; i < found.keys.length; i++) {
+    const key = keys[Number(found.keys[i])]!;
+    if (key === FREE) continue;
+    const similarity = 1 - found.distances[i]!;
+    // A zero row has no direction: no similarity.
+    hits.push({ key, similarity: Number.isFinite(similarity) ? similarity : 0 });
   }
 }

@@ -15,7 +15,7 @@ const cos = (a: Float32Array, b: Float32Array) => a.reduce((s, x, i) => s + x * 
 
 test('int8 copies score within 0.01 of the exact cosine and rank like it', () => {
   const next = mulberry32(5);
-  const store = new ExactVectors(DIM, 4); // grows past its initial capacity
+  const store = new ExactVectors(DIM);
   const data = new Map<number, Float32Array>();
   for (let key = 1; key <= 500; key++) {
     const v = unit(next);
