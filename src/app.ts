@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import type { Config } from './config.js';
 import type { Embedder } from './embed/embedder.js';
 import { createEmbedder } from './embed/pool.js';
+import { describeSpaces, type SpaceSummary } from './embed/spaces/registry.js';
 import { IndexSync } from './index/sync.js';
 import { createVectorIndexes } from './index/usearch-host.js';
 import type { SpaceIndexSpec, VectorIndexes } from './index/vector-index.js';
@@ -49,6 +50,8 @@ export interface Health {
   store: { driver: Db['driver']; last_tx_id: number };
   queue: { backend: JobQueue['backend']; consumer: 'this-process' | 'workers'; counts: { waiting: number; active: number; failed: number } | null };
   embedding: ReturnType<Embedder['encoders']>;
+  /** All 13 spaces of the registry, with this process's encoder of each (null: planned). */
+  spaces: SpaceSummary[];
   index: { sizes: Awaited<ReturnType<VectorIndexes['sizes']>>; feed_position: number };
 }
 
@@ -117,6 +120,7 @@ export async function createApp(config: Config, logger: Logger): Promise<App> {
           store: { driver: db.driver, last_tx_id: await latestTxId(db) },
           queue: { backend: queue.backend, consumer: consumesJobs ? 'this-process' : 'workers', counts: await queue.counts().catch(() => null) },
           embedding: embedder.encoders(),
+          spaces: describeSpaces(embedder.encoders()),
           index: { sizes: await indexes.sizes(), feed_position: indexSync.position },
         };
       },
