@@ -1,5 +1,8 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
+import { readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { packageRoot } from '../../src/paths.js';
 import { HASH_DIM, HASH_MODEL_ID } from '../../src/embed/hashing.js';
 import { defineSpace, checkEncoder } from '../../src/embed/spaces/define.js';
 import { describeSpaces, implementedSpaces, isSpaceId, LEXICAL_SPACE, signalWeights, spaceById, SPACES } from '../../src/embed/spaces/registry.js';
@@ -71,4 +74,12 @@ test('checkEncoder: the encoder must report its space and the shape its index ki
   assert.throws(() => checkEncoder(e1, sparseLike), /indexed as dense but its encoder reports dim 0/);
   const keyword = await spaceById('E13').encoder!({ e1: { provider: 'model-free' } });
   checkEncoder(spaceById('E13'), keyword);
+});
+
+test('one file per space, named <id>-<name>.ts, each listed once in the registry', () => {
+  const dir = join(packageRoot(), 'src', 'embed', 'spaces');
+  const files = readdirSync(dir).filter((f) => /^e\d+-.*\.ts$/.test(f)).sort();
+  assert.deepEqual(files, SPACES.map((s) => `${s.id.toLowerCase()}-${s.name}.ts`).sort());
+  const registry = readFileSync(join(dir, 'registry.ts'), 'utf8');
+  for (const f of files) assert.equal(registry.split(`from './${f.replace(/\.ts$/, '.js')}'`).length - 1, 1, f);
 });
