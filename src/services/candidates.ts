@@ -31,10 +31,11 @@ export interface Candidates {
 
 /**
  * How many allowed entries are still worth listing and scoring exactly, in a store of `indexed`
- * entries. Listing costs about 10 µs per entry (the SQL rows dominate; PGlite, a loaded 2-core
- * machine), while widening the global searches costs about 1.4 ms per tenfold of N / allowed;
- * the two meet near 12·√N (1,200 at 10k, 3,800 at 100k). Measured at 10k with 1,000 allowed:
- * listing 14.5 ms p50 against widening 18.9 ms (Postgres: 10.7 against 17.4).
+ * entries. Listing costs about 10 µs per allowed entry (the SQL rows dominate; PGlite on a
+ * loaded 2-core machine), widening the global searches about 1.4 ms × N / allowed (the depth
+ * needed grows as the filter's share shrinks); the two meet near √(140·N) ≈ 12·√N (1,200 at
+ * 10k, 3,800 at 100k). Measured at 10k with 1,000 allowed: listing 14.5 ms p50 against
+ * widening 18.9 ms (Postgres: 10.7 against 17.4).
  */
 export function amongLimit(indexed: number): number {
   return Math.max(MIN_AMONG, Math.round(12 * Math.sqrt(indexed)));
