@@ -1,13 +1,13 @@
-import { createHashingEncoder } from '../src/embed/hashing.js';
-import { createHdcEncoder } from '../src/embed/hdc.js';
-import { createKeywordEncoder } from '../src/embed/keyword.js';
-import type { E1Config, EmbedWorkerResult, EmbedWorkerTask } from '../src/embed/pool.js';
-import type { SpaceEncoder } from '../src/embed/spaces.js';
+import { encoderConfigKey, type EncoderConfig, type SpaceEncoder } from '../src/embed/encoder.js';
+import type { EmbedWorkerResult, EmbedWorkerTask } from '../src/embed/pool.js';
+import { checkEncoder } from '../src/embed/spaces/define.js';
+import { implementedSpaces } from '../src/embed/spaces/registry.js';
 import type { SpaceId } from '../src/embed/types.js';
 
 /**
- * Piscina entry for embedding. Encoders live in module state for the life of the thread: the
- * ONNX session is created once per worker, on its first task, and reused by every later one.
+ * Piscina entry for embedding: one encoder per implemented space of the registry. Encoders
+ * live in module state for the life of the thread: an ONNX session is created once per
+ * worker, on its first task, and reused by every later one.
  */
 
 interface Loaded {
@@ -17,33 +17,29 @@ interface Loaded {
 
 let loaded: Loaded | null = null;
 
-async function build(e1: E1Config): Promise<Map<SpaceId, SpaceEncoder>> {
-  let first: SpaceEncoder;
-  if (e1.provider === 'onnx') {
-    // Imported lazily: a model-free pool never loads the native runtime.
-    const { OnnxEncoder } = await import('../src/embed/onnx.js');
-    first = await OnnxEncoder.load(e1.modelDir, {
-      threads: 1,
-      ...(e1.maxLength !== undefined ? { maxLength: e1.maxLength } : {}),
-      ...(e1.modelId !== undefined ? { modelId: e1.modelId } : {}),
-    });
-  } else {
-    first = createHashingEncoder();
+async function build(config: EncoderConfig): Promise<Map<SpaceId, SpaceEncoder>> {
+  const spaces = implementedSpaces();
+  const settled = await Promise.allSettled(spaces.map(async (space) => space.encoder!(config)));
+  const failed = settled.find((r): r is PromiseRejectedResult => r.status === 'rejected');
+  if (failed) {
+    // Close what did load: a half-built set must not leak an ONNX session.
+    await Promise.all(settled.map((r) => (r.status === 'fulfilled' ? r.value.close?.() : undefined))).catch(() => {});
+    throw failed.reason;
   }
-  const hdc = createHdcEncoder();
-  return new Map<SpaceId, SpaceEncoder>([
-    ['E1', first],
-    ['E9', hdc],
-    ['E13', createKeywordEncoder()],
-  ]);
+  const encoders = new Map<SpaceId, SpaceEncoder>();
+  spaces.forEach((space, i) => {
+    const encoder = (settled[i] as PromiseFulfilledResult<SpaceEncoder>).value;
+    checkEncoder(space, encoder);
+    encoders.set(space.id, encoder);
+  });
+  return encoders;
 }
 
-function encodersFor(e1: E1Config): Promise<Map<SpaceId, SpaceEncoder>> {
-  // The model id is learnt by the first task and then added to the config: same model either way.
-  const key = e1.provider === 'onnx' ? `onnx\u0000${e1.modelDir}\u0000${e1.maxLength ?? ''}` : 'model-free';
+function encodersFor(config: EncoderConfig): Promise<Map<SpaceId, SpaceEncoder>> {
+  const key = encoderConfigKey(config);
   if (loaded?.key !== key) {
     const previous = loaded;
-    const encoders = build(e1);
+    const encoders = build(config);
     loaded = { key, encoders };
     // A failed load must not stick: the next task retries (the model may have been pulled since).
     encoders.catch(() => {
@@ -55,7 +51,7 @@ function encodersFor(e1: E1Config): Promise<Map<SpaceId, SpaceEncoder>> {
 }
 
 export default async function embed(task: EmbedWorkerTask): Promise<EmbedWorkerResult> {
-  const encoders = await encodersFor(task.e1);
+  const encoders = await encodersFor(task.config);
   if (task.op === 'info') return [...encoders.values()].map((e) => ({ ...e.info }));
   const out: Partial<Record<SpaceId, Float32Array[]>> = {};
   for (const space of task.spaces) {

@@ -1,4 +1,4 @@
-import { l2normalize, type SpaceEncoder } from './spaces.js';
+import { l2normalize, type SpaceEncoder } from './encoder.js';
 
 /**
  * The model-free E1 encoder: feature hashing of word unigrams, word bigrams and character

@@ -1,4 +1,4 @@
-import { l2normalize, type SpaceEncoder } from './spaces.js';
+import { l2normalize, type SpaceEncoder } from './encoder.js';
 
 /**
  * E9: MAP-style bipolar hyperdimensional vectors of character trigrams. A typo changes only the

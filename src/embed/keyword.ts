@@ -1,5 +1,5 @@
 import { fnv1a32 } from './hashing.js';
-import type { SpaceEncoder } from './spaces.js';
+import type { SpaceEncoder } from './encoder.js';
 
 /**
  * E13, the model-free keyword space: a text becomes the bag of its (lightly stemmed) terms, the

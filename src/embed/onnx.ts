@@ -4,7 +4,7 @@ import { Tokenizer } from '@huggingface/tokenizers';
 import ort from 'onnxruntime-node';
 import type { InferenceSession } from 'onnxruntime-node';
 import { MODEL_FILE, sha256File, TOKENIZER_CONFIG_FILE, TOKENIZER_FILE } from './models.js';
-import { l2normalize, type SpaceEncoder } from './spaces.js';
+import { l2normalize, type SpaceEncoder } from './encoder.js';
 import type { EncoderInfo } from './types.js';
 
 /**

@@ -4,17 +4,16 @@ import { Piscina } from 'piscina';
 import type { Logger } from '../log.js';
 import { workerFile } from '../paths.js';
 import type { Embedder } from './embedder.js';
-import { spaceInfo } from './spaces.js';
+import type { E1Config, EncoderConfig } from './encoder.js';
+import { spaceById } from './spaces/registry.js';
 import type { EncoderInfo, SpaceId } from './types.js';
 
-/** How a worker builds E1; the same in every worker, so vectors never depend on the thread. */
-export type E1Config =
-  | { provider: 'model-free' }
-  | { provider: 'onnx'; modelDir: string; maxLength?: number; modelId?: string };
+export type { E1Config, EncoderConfig } from './encoder.js';
 
+/** Every task carries the config, so any worker (including a respawned one) builds the same encoders. */
 export type EmbedWorkerTask =
-  | { op: 'info'; e1: E1Config }
-  | { op: 'embed'; e1: E1Config; texts: string[]; spaces: SpaceId[] };
+  | { op: 'info'; config: EncoderConfig }
+  | { op: 'embed'; config: EncoderConfig; texts: string[]; spaces: SpaceId[] };
 
 /** `info` answers EncoderInfo[]; `embed` one vector list per requested space. */
 export type EmbedWorkerResult = EncoderInfo[] | Partial<Record<SpaceId, Float32Array[]>>;
@@ -68,7 +67,7 @@ export async function createEmbedder(opts: CreateEmbedderOptions): Promise<PoolE
 
   let encoders: EncoderInfo[];
   try {
-    encoders = (await pool.run({ op: 'info', e1 })) as EncoderInfo[];
+    encoders = (await pool.run({ op: 'info', config: { e1 } })) as EncoderInfo[];
   } catch (err) {
     await pool.destroy().catch(() => {});
     throw err;
@@ -88,7 +87,7 @@ export async function createEmbedder(opts: CreateEmbedderOptions): Promise<PoolE
       const wanted = spaces ? [...new Set(spaces)] : encoders.map((e) => e.space);
       for (const space of wanted) {
         if (!enabled.has(space)) {
-          const info = spaceInfo(space);
+          const info = spaceById(space);
           throw new Error(`space ${space} (${info.name}) has no enabled encoder (status: ${info.status}); enabled: ${[...enabled].join(', ')}`);
         }
       }
@@ -98,7 +97,7 @@ export async function createEmbedder(opts: CreateEmbedderOptions): Promise<PoolE
       const perTask = Math.min(MAX_TEXTS_PER_TASK, Math.ceil(texts.length / threads));
       const tasks: Array<Promise<EmbedWorkerResult>> = [];
       for (let i = 0; i < texts.length; i += perTask) {
-        tasks.push(pool.run({ op: 'embed', e1, texts: texts.slice(i, i + perTask), spaces: wanted }));
+        tasks.push(pool.run({ op: 'embed', config: { e1 }, texts: texts.slice(i, i + perTask), spaces: wanted }));
       }
       for (const result of await Promise.all(tasks)) {
         const bySpace = result as Partial<Record<SpaceId, Float32Array[]>>;

@@ -5,7 +5,7 @@ import type { InferenceSession } from 'onnxruntime-node';
 import { packageRoot } from '../paths.js';
 import { sha256File } from './models.js';
 import { ModelFilesError } from './onnx.js';
-import type { SpaceEncoder } from './spaces.js';
+import type { SpaceEncoder } from './encoder.js';
 import type { EncoderInfo } from './types.js';
 import { WordVocabulary } from './word-tokenizer.js';
 

@@ -1,5 +1,6 @@
 import type { SpaceId } from '../embed/types.js';
-import type { SpaceIndexSpec, VectorHit } from './vector-index.js';
+import type { ResolvedSpec, SavedSpace } from './space-index.js';
+import type { VectorHit } from './vector-index.js';
 
 /**
  * Messages between the host (src/index/usearch-host.ts) and the index thread
@@ -10,18 +11,18 @@ import type { SpaceIndexSpec, VectorHit } from './vector-index.js';
  * only inside the worker. Vectors travel as one flattened Float32Array per batch.
  */
 export type IndexTask =
-  | { op: 'ensure'; spec: SpaceIndexSpec }
+  | { op: 'ensure'; spec: ResolvedSpec }
   /**
-   * Dense space: `vectors` holds keys.length × dim floats, row i belonging to keys[i]. Sparse
-   * space (dim 0): rows have variable length, `lengths[i]` floats each, concatenated in order.
+   * Row i is `lengths[i]` floats of `vectors`, rows concatenated in key order: `dim` floats in
+   * a dense space, packed (term id, tf) pairs in a sparse one. The host never needs to know which.
    */
-  | { op: 'upsert'; space: SpaceId; keys: number[]; vectors: Float32Array; lengths?: number[] }
+  | { op: 'upsert'; space: SpaceId; keys: number[]; vectors: Float32Array; lengths: number[] }
   | { op: 'remove'; space: SpaceId; keys: number[] }
-  /** A sparse space takes the query's packed term vector. */
-  | { op: 'search'; space: SpaceId; query: Float32Array; k: number }
+  /** A sparse space takes the query's packed term vector. `among`: only these keys, scored exactly. */
+  | { op: 'search'; space: SpaceId; query: Float32Array; k: number; among?: number[] }
   | { op: 'sizes' }
   | { op: 'save'; dir: string; feedSeq: number }
-  | { op: 'load'; dir: string; specs: SpaceIndexSpec[] }
+  | { op: 'load'; dir: string; specs: ResolvedSpec[] }
   | { op: 'close' };
 
 export type IndexOp = IndexTask['op'];
@@ -47,10 +48,17 @@ export interface IndexResults {
   close: void;
 }
 
-/** meta.json of a snapshot directory. */
+/**
+ * meta.json of a snapshot directory. Format 2 records each space's index kind and the dense
+ * spaces' exact-scoring vectors file; a format-1 snapshot still loads its sparse spaces, and
+ * its dense ones are rebuilt from the feed.
+ */
+export const SNAPSHOT_FORMAT = 2;
+
 export interface SnapshotMeta {
-  version: 1;
+  version: 1 | 2;
   feedSeq: number;
   savedAt: string;
-  spaces: Array<SpaceIndexSpec & { file: string; size: number; metric: string; quantization: string; connectivity: number }>;
+  /** Format 1 entries have no `index` (dim 0 meant sparse). */
+  spaces: Array<Omit<SavedSpace, 'index'> & { index?: SavedSpace['index'] }>;
 }

@@ -1,3 +1,4 @@
+import { kthLargest, lowerBound, topHits } from './top-k.js';
 import type { VectorHit } from './vector-index.js';
 
 /**
@@ -234,47 +235,50 @@ export class SparseIndex {
       }
       rest -= ub;
     }
-    // Bounded min-heap of (score, key): the root is the worst kept hit.
-    const heapScore = new Float64Array(Math.min(k, nTouched));
-    const heapKey = new Float64Array(heapScore.length);
-    let size = 0;
-    const worse = (sa: number, ka: number, sb: number, kb: number) => sa < sb || (sa === sb && ka > kb);
-    for (let i = 0; i < nTouched; i++) {
-      const slot = touched[i]!;
-      const score = acc[slot]!;
-      acc[slot] = 0;
-      const key = keyOf[slot]!;
-      if (size < heapScore.length) {
-        let j = size++;
-        while (j > 0) {
-          const parent = (j - 1) >> 1;
-          if (!worse(score, key, heapScore[parent]!, heapKey[parent]!)) break;
-          heapScore[j] = heapScore[parent]!;
-          heapKey[j] = heapKey[parent]!;
-          j = parent;
-        }
-        heapScore[j] = score;
-        heapKey[j] = key;
-      } else if (worse(heapScore[0]!, heapKey[0]!, score, key)) {
-        let j = 0;
-        for (;;) {
-          const l = 2 * j + 1;
-          if (l >= size) break;
-          const r = l + 1;
-          const c = r < size && worse(heapScore[r]!, heapKey[r]!, heapScore[l]!, heapKey[l]!) ? r : l;
-          if (!worse(heapScore[c]!, heapKey[c]!, score, key)) break;
-          heapScore[j] = heapScore[c]!;
-          heapKey[j] = heapKey[c]!;
-          j = c;
-        }
-        heapScore[j] = score;
-        heapKey[j] = key;
-      }
+    return topHits(acc, touched, nTouched, keyOf, k);
+  }
+
+  /**
+   * Top-k by BM25 among the listed keys only, with the same scores and order as `search` (idf
+   * and avgdl still come from the whole index, so a filter does not change what a term is
+   * worth). Each listed document is scored from its own sorted term list, so the cost grows
+   * with the number of keys, not with the postings: the path for small filtered sets.
+   */
+  searchAmong(queryIds: ArrayLike<number>, k: number, among: readonly number[]): VectorHit[] {
+    k = Math.floor(k);
+    const n = this.size;
+    if (k <= 0 || n === 0 || queryIds.length === 0 || among.length === 0) return [];
+    const avgdl = this.totalLen / n || 1;
+    const { k1, b } = this;
+    const terms: Array<{ t: number; w: number; df: number }> = [];
+    for (const t of new Set(Array.from(queryIds, (id) => id >>> 0))) {
+      const p = this.postings.get(t);
+      if (p) terms.push({ t, w: Math.log(1 + (n - p.n + 0.5) / (p.n + 0.5)) * (k1 + 1), df: p.n });
     }
+    if (terms.length === 0) return [];
+    // The order `search` adds terms in, so both paths sum the same floats the same way.
+    terms.sort((x, y) => x.df - y.df || x.t - y.t);
+    const c0 = k1 * (1 - b);
+    const c1 = (k1 * b) / avgdl;
     const hits: VectorHit[] = [];
-    for (let i = 0; i < size; i++) hits.push({ key: heapKey[i]!, similarity: heapScore[i]! });
+    const seen = new Set<number>();
+    for (const key of among) {
+      const slot = this.slotOf.get(key);
+      if (slot === undefined || seen.has(key)) continue;
+      seen.add(key);
+      const doc = this.docs[slot]!;
+      let score = 0;
+      for (const { t, w } of terms) {
+        const at = lowerBound(doc.terms, t);
+        if (at < doc.terms.length && doc.terms[at] === t) {
+          const tf = doc.tfs[at]!;
+          score += (w * tf) / (tf + c0 + c1 * this.lens[slot]!);
+        }
+      }
+      if (score > 0) hits.push({ key, similarity: score });
+    }
     hits.sort((x, y) => y.similarity - x.similarity || x.key - y.key);
-    return hits;
+    return hits.length > k ? hits.slice(0, k) : hits;
   }
 
   /**
@@ -330,47 +334,4 @@ export class SparseIndex {
     }
     return index;
   }
-}
-
-/** The k-th largest of acc over the touched slots (k ≤ nTouched), by a size-k min-heap. */
-function kthLargest(acc: Float64Array, touched: Uint32Array, nTouched: number, k: number): number {
-  const heap = new Float64Array(k);
-  let size = 0;
-  for (let i = 0; i < nTouched; i++) {
-    const v = acc[touched[i]!]!;
-    if (size < k) {
-      let j = size++;
-      while (j > 0) {
-        const parent = (j - 1) >> 1;
-        if (heap[parent]! <= v) break;
-        heap[j] = heap[parent]!;
-        j = parent;
-      }
-      heap[j] = v;
-    } else if (v > heap[0]!) {
-      let j = 0;
-      for (;;) {
-        const l = 2 * j + 1;
-        if (l >= size) break;
-        const r = l + 1;
-        const c = r < size && heap[r]! < heap[l]! ? r : l;
-        if (heap[c]! >= v) break;
-        heap[j] = heap[c]!;
-        j = c;
-      }
-      heap[j] = v;
-    }
-  }
-  return heap[0]!;
-}
-
-function lowerBound(a: Uint32Array, x: number): number {
-  let lo = 0;
-  let hi = a.length;
-  while (lo < hi) {
-    const mid = (lo + hi) >> 1;
-    if (a[mid]! < x) lo = mid + 1;
-    else hi = mid;
-  }
-  return lo;
 }

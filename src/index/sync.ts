@@ -2,7 +2,8 @@ import type { SpaceId } from '../embed/types.js';
 import type { Logger } from '../log.js';
 import type { Db } from '../store/db.js';
 import { EMBEDDINGS_CHANNEL, fromBytes, readFeed } from '../store/embeddings-repo.js';
-import { isSparseSpec, type SpaceIndexSpec, type VectorIndexes } from './vector-index.js';
+import { resolveSpec, rowFits, type ResolvedSpec } from './space-index.js';
+import type { SpaceIndexSpec, VectorIndexes } from './vector-index.js';
 
 const BATCH = 2_000;
 // LISTEN can miss a notification across a reconnect; a slow poll catches up regardless.
@@ -18,7 +19,7 @@ export class IndexSync {
   private next: Promise<number> | null = null;
   private timer: NodeJS.Timeout | null = null;
   private unlisten: (() => Promise<void>) | null = null;
-  private readonly specs: Map<string, SpaceIndexSpec>;
+  private readonly specs: Map<string, ResolvedSpec>;
 
   constructor(
     private readonly db: Db,
@@ -26,7 +27,7 @@ export class IndexSync {
     specs: readonly SpaceIndexSpec[],
     private readonly logger: Logger,
   ) {
-    this.specs = new Map(specs.map((s) => [s.space, s]));
+    this.specs = new Map(specs.map((s) => [s.space, resolveSpec(s)]));
   }
 
   get position(): number {
@@ -83,8 +84,8 @@ export class IndexSync {
       const spec = this.specs.get(row.space);
       if (!spec) continue;
       // A vector from another model (or a removal) takes the key out of this model's index.
-      // Sparse spaces (spec dim 0) have variable-length rows: their dim is the row's own length.
-      if (row.vector === null || row.model_id !== spec.modelId || (isSparseSpec(spec) ? row.dim % 2 !== 0 : row.dim !== spec.dim)) {
+      // A sparse row's dim is its own (variable) length.
+      if (row.vector === null || row.model_id !== spec.modelId || !rowFits(spec, row.dim)) {
         push(removals, row.space, row.node_nid);
         continue;
       }

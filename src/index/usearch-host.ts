@@ -3,7 +3,8 @@ import type { SpaceId } from '../embed/types.js';
 import type { Logger } from '../log.js';
 import { workerFile } from '../paths.js';
 import type { IndexOp, IndexResults, IndexTask } from './protocol.js';
-import { isSparseSpec, type SpaceIndexSpec, type VectorHit, type VectorIndexes } from './vector-index.js';
+import { resolveSpec } from './space-index.js';
+import type { SearchOptions, SpaceIndexSpec, VectorHit, VectorIndexes } from './vector-index.js';
 
 /** Below this, cloning a buffer beats transferring it (stack-notes §3: 384 floats clone faster). */
 const TRANSFER_MIN_BYTES = 100 * 1024;
@@ -30,9 +31,6 @@ export function createVectorIndexes(opts: { logger?: Logger } = {}): VectorIndex
     logger?.error({ err }, 'vector index thread crashed; its indexes are lost until rebuilt');
   });
   let closed = false;
-  // Spaces ensured as sparse (dim 0): their rows have variable length.
-  const sparse = new Set<SpaceId>();
-  const noteSpec = (spec: SpaceIndexSpec) => (isSparseSpec(spec) ? sparse.add(spec.space) : sparse.delete(spec.space));
 
   function run<K extends IndexOp>(task: Extract<IndexTask, { op: K }>, transfer?: ArrayBuffer): Promise<IndexResults[K]> {
     if (closed) return Promise.reject(new Error('the vector indexes are closed'));
@@ -50,8 +48,7 @@ export function createVectorIndexes(opts: { logger?: Logger } = {}): VectorIndex
       if (!Number.isInteger(spec.dim) || spec.dim < 0) {
         throw new RangeError(`ensure ${spec.space}: dim must be a positive integer (or 0 for a sparse space), got ${spec.dim}`);
       }
-      await run({ op: 'ensure', spec: { space: spec.space, dim: spec.dim, modelId: spec.modelId } });
-      noteSpec(spec);
+      await run({ op: 'ensure', spec: resolveSpec(spec) });
     },
 
     async upsert(space: SpaceId, keys: readonly number[], vectors: readonly Float32Array[]) {
@@ -60,26 +57,17 @@ export function createVectorIndexes(opts: { logger?: Logger } = {}): VectorIndex
       }
       if (keys.length === 0) return;
       checkKeys(keys);
-      if (sparse.has(space)) {
-        // Variable-length rows, concatenated; set() copies bytes, so the packed term ids survive.
-        const lengths = vectors.map((v) => v.length);
-        const flat = new Float32Array(lengths.reduce((a, b) => a + b, 0));
-        let o = 0;
-        for (const v of vectors) {
-          flat.set(v, o);
-          o += v.length;
-        }
-        await run({ op: 'upsert', space, keys: [...keys], vectors: flat, lengths }, flat.buffer);
-        return;
+      // One buffer for the whole batch: one message, and USearch adds a dense batch in a single
+      // call. Rows keep their own lengths, so the host needs no knowledge of the index kind;
+      // set() copies bytes, so packed sparse term ids survive.
+      const lengths = vectors.map((v) => v.length);
+      const flat = new Float32Array(lengths.reduce((a, b) => a + b, 0));
+      let o = 0;
+      for (const v of vectors) {
+        flat.set(v, o);
+        o += v.length;
       }
-      const dim = vectors[0]!.length;
-      // One buffer for the whole batch: one message, and USearch adds it in a single call.
-      const flat = new Float32Array(keys.length * dim);
-      vectors.forEach((v, i) => {
-        if (v.length !== dim) throw new RangeError(`upsert into ${space}: vector ${i} has ${v.length} dimensions, vector 0 has ${dim}`);
-        flat.set(v, i * dim);
-      });
-      await run({ op: 'upsert', space, keys: [...keys], vectors: flat }, flat.buffer);
+      await run({ op: 'upsert', space, keys: [...keys], vectors: flat, lengths }, flat.buffer);
     },
 
     async remove(space: SpaceId, keys: readonly number[]) {
@@ -88,8 +76,10 @@ export function createVectorIndexes(opts: { logger?: Logger } = {}): VectorIndex
       await run({ op: 'remove', space, keys: [...keys] });
     },
 
-    search(space: SpaceId, query: Float32Array, k: number): Promise<VectorHit[]> {
-      return run({ op: 'search', space, query, k });
+    search(space: SpaceId, query: Float32Array, k: number, opts: SearchOptions = {}): Promise<VectorHit[]> {
+      if (!opts.among) return run({ op: 'search', space, query, k });
+      checkKeys(opts.among);
+      return run({ op: 'search', space, query, k, among: [...opts.among] });
     },
 
     sizes() {
@@ -102,8 +92,7 @@ export function createVectorIndexes(opts: { logger?: Logger } = {}): VectorIndex
     },
 
     async loadSnapshot(dir: string, specs: readonly SpaceIndexSpec[]) {
-      const result = await run({ op: 'load', dir, specs: specs.map((s) => ({ space: s.space, dim: s.dim, modelId: s.modelId })) });
-      for (const spec of specs) noteSpec(spec);
+      const result = await run({ op: 'load', dir, specs: specs.map(resolveSpec) });
       logger?.info(result, 'vector index snapshot loaded');
       return result.feedSeq;
     },

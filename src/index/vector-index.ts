@@ -1,4 +1,4 @@
-import type { SpaceId } from '../embed/types.js';
+import type { IndexKind, SpaceId } from '../embed/types.js';
 
 export interface VectorHit {
   /** nodes.nid of the vector's node. */
@@ -12,19 +12,26 @@ export interface VectorHit {
 
 export interface SpaceIndexSpec {
   space: SpaceId;
-  /** Vector length; 0 means a sparse space of variable-length packed term vectors (E13). */
+  /** Vector length; 0 for a sparse space (variable-length packed term vectors, E13). */
   dim: number;
   modelId: string;
+  /** Which index kind holds the space; default: the one its definition in src/embed/spaces/ declares. */
+  index?: IndexKind;
 }
 
-export function isSparseSpec(spec: Pick<SpaceIndexSpec, 'dim'>): boolean {
-  return spec.dim === 0;
+export interface SearchOptions {
+  /**
+   * Only these keys may be returned. The index scores exactly these (cost grows with their
+   * number, not with the index), so pass it for a small candidate set, such as the entries a
+   * filter allows when they are few; without it the whole index is searched.
+   */
+  among?: readonly number[];
 }
 
 /**
- * One index per embedding space, held and searched on a worker thread (workers/index.ts):
- * USearch for dense spaces (every call is synchronous), a BM25 inverted index
- * (src/index/sparse.ts) for sparse ones, whose vectors and queries are packed term vectors
+ * One index per embedding space, held and searched on a worker thread (workers/index.ts), of
+ * the kind the space declares (src/index/kinds/): USearch HNSW for dense spaces, a BM25
+ * inverted index for sparse ones, whose vectors and queries are packed term vectors
  * (src/embed/keyword.ts) and whose hits carry BM25 scores.
  */
 export interface VectorIndexes {
@@ -33,9 +40,10 @@ export interface VectorIndexes {
   /** Inserts or replaces vectors by key. */
   upsert(space: SpaceId, keys: readonly number[], vectors: readonly Float32Array[]): Promise<void>;
   remove(space: SpaceId, keys: readonly number[]): Promise<void>;
-  search(space: SpaceId, query: Float32Array, k: number): Promise<VectorHit[]>;
+  /** Best first, at most k; an empty or unknown space gives []. */
+  search(space: SpaceId, query: Float32Array, k: number, opts?: SearchOptions): Promise<VectorHit[]>;
   sizes(): Promise<Partial<Record<SpaceId, number>>>;
-  /** Writes one file per space plus meta (spec + the feed position it reflects) into `dir`. */
+  /** Writes each space's files plus meta (specs + the feed position they reflect) into `dir`. */
   saveSnapshot(dir: string, feedSeq: number): Promise<void>;
   /**
    * Loads the snapshots in `dir` whose spec matches; returns the feed position they reflect

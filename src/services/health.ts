@@ -1,4 +1,5 @@
 import type { Embedder } from '../embed/embedder.js';
+import { describeSpaces, type SpaceSummary } from '../embed/spaces/registry.js';
 import type { IndexSync } from '../index/sync.js';
 import type { VectorIndexes } from '../index/vector-index.js';
 import type { JobQueue } from '../jobs/queue.js';
@@ -12,6 +13,8 @@ export interface Health {
   store: { driver: Db['driver']; last_tx_id: number };
   queue: { backend: JobQueue['backend']; consumer: 'this-process' | 'workers'; counts: { waiting: number; active: number; failed: number } | null };
   embedding: ReturnType<Embedder['encoders']>;
+  /** All 13 spaces of the registry, with this process's encoder of each (null: planned). */
+  spaces: SpaceSummary[];
   index: { sizes: Awaited<ReturnType<VectorIndexes['sizes']>>; feed_position: number };
 }
 
@@ -29,6 +32,7 @@ export class HealthService {
       store: { driver: db.driver, last_tx_id: await latestTxId(db) },
       queue: { backend: queue.backend, consumer: consumesJobs ? 'this-process' : 'workers', counts: await queue.counts().catch(() => null) },
       embedding: embedder.encoders(),
+      spaces: describeSpaces(embedder.encoders()),
       index: { sizes: await indexes.sizes(), feed_position: indexSync.position },
     };
   }

@@ -1,21 +1,14 @@
 import type { Embedder } from '../embed/embedder.js';
+import { LEXICAL_SIGNAL, LEXICAL_SPACE, signalWeights, spaceById } from '../embed/spaces/registry.js';
 import type { SpaceId } from '../embed/types.js';
 import type { VectorIndexes } from '../index/vector-index.js';
 import type { Db } from '../store/db.js';
-import { nodeFacetsByNid, nodesByNid, type NodeFacets, type NodeRecord } from '../store/nodes-repo.js';
-import { fuseRanks, type RankedSignal } from './fusion.js';
+import { nodesByNid, type NodeRecord } from '../store/nodes-repo.js';
+import { filteredCandidates, type SearchFilters, type SignalQuery } from './candidates.js';
+import { fuseRanks } from './fusion.js';
 
-export interface SearchFilters {
-  projectId?: string | undefined;
-  memoryType?: string | undefined;
-  /** Contains-any: a hit needs at least one of these tags. */
-  tags?: readonly string[] | undefined;
-  topic?: string | undefined;
-  /** On created_at (when the memory was recorded). */
-  timeRange?: { start?: Date | undefined; end?: Date | undefined } | undefined;
-  /** Node kinds to leave out (named entities are graph vertices, not memories). */
-  excludeKinds?: readonly string[] | undefined;
-}
+export { hasFacetFilters, type SearchFilters } from './candidates.js';
+export { LEXICAL_SPACE } from '../embed/spaces/registry.js';
 
 export interface HybridQuery extends SearchFilters {
   text: string;
@@ -33,14 +26,17 @@ export interface HybridHit {
   node: NodeRecord;
   /** Normalised fused score in (0, 1]. */
   score: number;
-  /** Per signal that found the hit: its rank and raw score (lexical: BM25; dense spaces: cosine similarity). */
+  /**
+   * Per signal that found the hit: its rank among the entries the filters allow, and its raw
+   * score (lexical: BM25; dense spaces: cosine similarity).
+   */
   signals: Record<string, SignalScore>;
 }
 
 export interface HybridResult {
   hits: HybridHit[];
   /**
-   * Candidates passing the filters that share terms with the query (found by the E13 BM25
+   * Candidates passing the filters that share terms with the query (found by the lexical BM25
    * signal), before `limit`; a lower bound. Vector neighbours always exist, so they do not
    * count as matches.
    */
@@ -48,85 +44,57 @@ export interface HybridResult {
 }
 
 /**
- * Relative trust in each signal. E9 (character trigrams) rescues typos and rare tokens but is
- * noisy on paraphrase, so it counts half. lexical (E13 BM25) counts double: on the generated
- * labelled set (bench --parts quality, seed 42, model-free E1) weight 1 left hybrid below plain
- * BM25 at recall@5 (0.507 vs 0.514); 2 gives 0.519/0.630/0.737 vs 0.514/0.597/0.732 at @5/10/25.
+ * Fusion weight per signal, from the space definitions (src/embed/spaces/): the `lexical`
+ * signal is E13's BM25 ranking, the others are named by their space id.
  */
-export const SIGNAL_WEIGHTS: Record<string, number> = { lexical: 2, E1: 1, E9: 0.5 };
+export const SIGNAL_WEIGHTS: Readonly<Record<string, number>> = Object.freeze(signalWeights());
 
-/** The sparse keyword space whose BM25 ranking is the `lexical` signal. */
-export const LEXICAL_SPACE: SpaceId = 'E13';
-
+/** Hits per signal that go into fusion: limit × 10, within these bounds. */
 const MIN_CANDIDATES = 50;
 const MAX_CANDIDATES = 500;
-
-function hasFilters(f: SearchFilters): boolean {
-  return Boolean(f.projectId || f.memoryType || f.tags?.length || f.topic || f.timeRange?.start || f.timeRange?.end);
-}
-
-export function matchesFilters(node: NodeFacets, f: SearchFilters): boolean {
-  if (node.deleted_at !== null) return false;
-  if (f.excludeKinds?.includes(node.kind)) return false;
-  if (f.projectId !== undefined && node.project_id !== f.projectId) return false;
-  if (f.memoryType !== undefined && node.memory_type !== f.memoryType) return false;
-  if (f.topic !== undefined && (node.topic ?? '').toLowerCase() !== f.topic.toLowerCase()) return false;
-  if (f.tags?.length && !f.tags.some((t) => node.tags.includes(t))) return false;
-  if (f.timeRange?.start && node.created_at < f.timeRange.start) return false;
-  if (f.timeRange?.end && node.created_at > f.timeRange.end) return false;
-  return true;
-}
 
 /**
  * The lexical signal: BM25 over the E13 keyword space, in the index thread. Any shared term
  * matches (OR semantics); a query with no terms (only stop words or symbols) finds nothing.
- * The index holds every project: callers filter the fetched rows.
+ * Unfiltered: the index holds every project.
  */
 export async function lexicalSearch(embedder: Embedder, indexes: VectorIndexes, text: string, k: number): Promise<{ key: number; score: number }[]> {
   if (!embedder.encoders().some((e) => e.space === LEXICAL_SPACE)) return [];
   const query = (await embedder.embed([text], [LEXICAL_SPACE])).get(LEXICAL_SPACE)?.[0];
-  return lexicalHits(indexes, query, k);
-}
-
-async function lexicalHits(indexes: VectorIndexes, query: Float32Array | undefined, k: number): Promise<{ key: number; score: number }[]> {
   if (!query || query.length === 0) return [];
   return (await indexes.search(LEXICAL_SPACE, query, k)).map((h) => ({ key: h.key, score: h.similarity }));
 }
 
 /**
- * Hybrid retrieval: BM25 over the E13 keyword index (OR-tolerant) and one dense list per
- * enabled dense space, fused by weighted RRF, then filtered (project, type, tags, time,
- * tombstones) on the fetched rows and thresholded.
+ * Hybrid retrieval: one ranked list per enabled space with a fusion weight (BM25 over E13,
+ * k-NN in each dense space), each holding only entries the filters allow (candidates.ts),
+ * fused by weighted RRF and thresholded.
  */
 export class SearchService {
   constructor(private readonly deps: { db: Db; embedder: Embedder; indexes: VectorIndexes }) {}
 
   async hybrid(q: HybridQuery): Promise<HybridResult> {
-    // Vector indexes hold every project, so filtered searches look deeper before filtering.
-    const depth = Math.min(MAX_CANDIDATES, Math.max(MIN_CANDIDATES, q.limit * (hasFilters(q) ? 20 : 10)));
-    const encoders = this.deps.embedder.encoders();
-    const spaces = encoders.filter((e) => e.dim > 0).map((e) => e.space);
-    const withLexical = encoders.some((e) => e.space === LEXICAL_SPACE);
-    // One embedding round trip for every signal; the index searches then run in parallel.
-    const wanted: SpaceId[] = withLexical ? [...spaces, LEXICAL_SPACE] : spaces;
-    const vectors = wanted.length > 0 ? await this.deps.embedder.embed([q.text], wanted) : new Map<SpaceId, Float32Array[]>();
-    const [lexical, dense] = await Promise.all([
-      lexicalHits(this.deps.indexes, vectors.get(LEXICAL_SPACE)?.[0], depth),
-      this.dense(vectors, spaces, depth),
-    ]);
-    const fused = fuseRanks([{ name: 'lexical', weight: SIGNAL_WEIGHTS.lexical ?? 1, hits: lexical }, ...dense]);
+    const want = Math.min(MAX_CANDIDATES, Math.max(MIN_CANDIDATES, q.limit * 10));
+    const spaces = this.deps.embedder
+      .encoders()
+      .map((e) => spaceById(e.space))
+      .filter((s) => s.weight > 0);
+    // One embedding round trip for every signal; the index searches then run together.
+    const vectors = spaces.length > 0 ? await this.deps.embedder.embed([q.text], spaces.map((s) => s.id)) : new Map<SpaceId, Float32Array[]>();
+    const signals: SignalQuery[] = spaces.flatMap((s) => {
+      const vector = vectors.get(s.id)?.[0];
+      // A sparse query with no terms (only stop words) finds nothing in its space.
+      return vector && vector.length > 0 ? [{ name: s.signal, space: s.id, vector }] : [];
+    });
+    const { lists } = await filteredCandidates(this.deps, signals, q, want);
+    const fused = fuseRanks(
+      signals.map((s, i) => ({ name: s.name, weight: SIGNAL_WEIGHTS[s.name] ?? 0, hits: lists[i]!.map((h) => ({ key: h.key, score: h.similarity })) })),
+    );
     const threshold = q.scoreThreshold ?? 0;
     const candidates = fused.filter((f) => f.score >= threshold);
-    // Filters need every candidate's fields but only the hits need their (possibly 64 KB) content.
-    const facets = new Map((await nodeFacetsByNid(this.deps.db, candidates.map((f) => f.key))).map((n) => [n.nid, n]));
-    const kept: typeof candidates = [];
-    let matched = 0;
-    for (const f of candidates) {
-      const node = facets.get(f.key);
-      if (!node || !matchesFilters(node, q)) continue;
-      if (f.signals.lexical) matched++;
-      if (kept.length < q.limit) kept.push(f);
-    }
+    const matched = candidates.filter((f) => f.signals[LEXICAL_SIGNAL]).length;
+    const kept = candidates.slice(0, q.limit);
+    // Only the hits need their (possibly 64 KB) content.
     const rows = new Map((await nodesByNid(this.deps.db, kept.map((f) => f.key))).map((n) => [n.nid, n]));
     const hits = kept.flatMap((f) => {
       const node = rows.get(f.key);
@@ -136,30 +104,21 @@ export class SearchService {
   }
 
   /**
-   * Near duplicates of a text by E1 cosine: what `store` reports as possible_duplicates. Cheap
-   * (one embedding and one index probe), so it runs on every store.
+   * Near duplicates of a text by E1 cosine within one project: what `store` reports as
+   * possible_duplicates. Cheap (one embedding, one index probe), so it runs on every store.
    */
   async nearDuplicates(text: string, opts: { projectId: string; excludeNid: number; minSimilarity: number; limit: number }): Promise<Array<{ node: NodeRecord; similarity: number }>> {
-    const space = this.deps.embedder.encoders().find((e) => e.space === 'E1')?.space;
-    if (!space) return [];
+    const space: SpaceId = 'E1';
+    if (!this.deps.embedder.encoders().some((e) => e.space === space)) return [];
     const [vector] = (await this.deps.embedder.embed([text], [space])).get(space) ?? [];
     if (!vector) return [];
-    const hits = (await this.deps.indexes.search(space, vector, opts.limit + 5)).filter((h) => h.key !== opts.excludeNid && h.similarity >= opts.minSimilarity);
+    // One more than asked: the new node itself is usually its own nearest neighbour.
+    const { lists } = await filteredCandidates(this.deps, [{ name: space, space, vector }], { projectId: opts.projectId }, opts.limit + 1);
+    const hits = lists[0]!.filter((h) => h.key !== opts.excludeNid && h.similarity >= opts.minSimilarity).slice(0, opts.limit);
     const rows = new Map((await nodesByNid(this.deps.db, hits.map((h) => h.key))).map((n) => [n.nid, n]));
-    return hits
-      .map((h) => ({ node: rows.get(h.key)!, similarity: h.similarity }))
-      .filter((h) => h.node && h.node.deleted_at === null && h.node.project_id === opts.projectId)
-      .slice(0, opts.limit);
-  }
-
-  private async dense(vectors: Map<SpaceId, Float32Array[]>, spaces: SpaceId[], k: number): Promise<RankedSignal[]> {
-    if (spaces.length === 0) return [];
-    return Promise.all(
-      spaces.map(async (space) => {
-        const vector = vectors.get(space)?.[0];
-        const hits = vector ? await this.deps.indexes.search(space, vector, k) : [];
-        return { name: space, weight: SIGNAL_WEIGHTS[space] ?? 0.5, hits: hits.map((h) => ({ key: h.key, score: h.similarity })) };
-      }),
-    );
+    return hits.flatMap((h) => {
+      const node = rows.get(h.key);
+      return node ? [{ node, similarity: h.similarity }] : [];
+    });
   }
 }

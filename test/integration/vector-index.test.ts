@@ -1,8 +1,9 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { keywordEmbed } from '../../src/embed/keyword.js';
 import { createVectorIndexes } from '../../src/index/usearch-host.js';
 import type { SpaceIndexSpec, VectorIndexes } from '../../src/index/vector-index.js';
 import { mulberry32 } from '../helpers/prng.js';
@@ -149,6 +150,27 @@ describe('vector indexes on a USearch worker thread', () => {
     assert.deepEqual(await indexes.search('E9', new Float32Array(8).fill(0.5), 10), []);
   });
 
+  test('among: exactly the listed keys, ranked by cosine (int8 copies, within 0.01)', async () => {
+    const keys = [...data.keys()].filter((_, i) => i % 97 === 0);
+    for (const q of queries.slice(0, 10)) {
+      const subset = new Map(keys.map((k) => [k, data.get(k)!]));
+      const truth = bruteForceTop(subset, q, 5);
+      const hits = await indexes.search('E1', q, 5, { among: [...keys, 123_456_789] });
+      assert.equal(hits.length, 5);
+      assert.ok(hits.every((h) => subset.has(h.key)));
+      assert.equal(hits[0]!.key, truth[0]);
+      for (const h of hits) assert.ok(Math.abs(h.similarity - dot(q, data.get(h.key)!)) < 0.01);
+    }
+    assert.deepEqual(await indexes.search('E1', queries[0]!, 5, { among: [] }), []);
+  });
+
+  test('k at least the index size scans every vector: nothing is missed', async () => {
+    const q = queries[1]!;
+    const hits = await indexes.search('E1', q, COUNT * 2);
+    assert.equal(hits.length, data.size);
+    assert.equal(hits[0]!.key, bruteForceTop(data, q, 1)[0]);
+  });
+
   test('save then load into fresh indexes gives the same search results', async () => {
     await indexes.saveSnapshot(dir, 1234);
     const fresh = createVectorIndexes();
@@ -159,6 +181,9 @@ describe('vector indexes on a USearch worker thread', () => {
       for (const q of queries.slice(0, 20)) {
         assert.deepEqual(await fresh.search('E1', q, 10), await indexes.search('E1', q, 10));
       }
+      // The exact-scoring copies came back too.
+      const among = [...data.keys()].slice(0, 50);
+      assert.deepEqual(await fresh.search('E1', queries[2]!, 5, { among }), await indexes.search('E1', queries[2]!, 5, { among }));
       // A loaded index keeps growing.
       await fresh.upsert('E1', [999_999], [queries[0]!]);
       assert.equal((await fresh.search('E1', queries[0]!, 1))[0]!.key, 999_999);
@@ -200,6 +225,63 @@ describe('vector indexes on a USearch worker thread', () => {
       assert.deepEqual(await own.sizes(), { E4: 0 });
     } finally {
       await own.close();
+    }
+  });
+});
+
+describe('sparse spaces and snapshot formats', () => {
+  const texts = ['deploy the canary first', 'rollback runbook for payments', 'canary rollback thresholds', 'lunch order for friday'];
+  const E13 = { space: 'E13', dim: 0, modelId: 'bm25-terms-v1' } as const;
+  const E1 = { space: 'E1', dim: 4, modelId: 'tiny' } as const;
+  let dir: string;
+
+  before(async () => {
+    dir = await mkdtemp(join(tmpdir(), 'cg-vector-index-formats-'));
+  });
+
+  after(async () => {
+    await rm(dir, { recursive: true, force: true });
+  });
+
+  test('a sparse space takes its kind from the space registry; among restricts BM25', async () => {
+    const idx = createVectorIndexes();
+    try {
+      await idx.ensure(E13);
+      await idx.upsert('E13', [1, 2, 3, 4], texts.map((t) => keywordEmbed(t)));
+      const q = keywordEmbed('canary rollback');
+      assert.deepEqual((await idx.search('E13', q, 10)).map((h) => h.key), [3, 1, 2]);
+      assert.deepEqual((await idx.search('E13', q, 10, { among: [1, 2, 4] })).map((h) => h.key), [1, 2]);
+      await assert.rejects(idx.ensure({ space: 'E13', dim: 8, modelId: 'x' }), /sparse space E13 .* dim is 0/);
+    } finally {
+      await idx.close();
+    }
+  });
+
+  test('a format-1 snapshot still loads its sparse spaces; its dense ones are rebuilt from the feed', async () => {
+    const idx = createVectorIndexes();
+    try {
+      await idx.ensure(E13);
+      await idx.ensure(E1);
+      await idx.upsert('E13', [1, 2, 3, 4], texts.map((t) => keywordEmbed(t)));
+      await idx.upsert('E1', [1, 2], [Float32Array.of(1, 0, 0, 0), Float32Array.of(0, 1, 0, 0)]);
+      await idx.saveSnapshot(dir, 77);
+    } finally {
+      await idx.close();
+    }
+    const meta = JSON.parse(await readFile(join(dir, 'meta.json'), 'utf8'));
+    assert.equal(meta.version, 2);
+    assert.deepEqual(meta.spaces.map((s: { index: string }) => s.index).sort(), ['dense', 'sparse']);
+    // What a server before format 2 wrote: no kinds, no exact-scoring vectors.
+    const v1 = { ...meta, version: 1, spaces: meta.spaces.map(({ index: _index, vectorsFile: _vectors, ...rest }: Record<string, unknown>) => rest) };
+    await writeFile(join(dir, 'meta.json'), JSON.stringify(v1));
+    const fresh = createVectorIndexes();
+    try {
+      assert.equal(await fresh.loadSnapshot(dir, [E13, E1]), 0);
+      assert.deepEqual(await fresh.sizes(), { E13: 4, E1: 0 });
+      // A sparse-only load from the same snapshot is complete.
+      assert.equal(await fresh.loadSnapshot(dir, [E13]), 77);
+    } finally {
+      await fresh.close();
     }
   });
 });

@@ -1,6 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { SparseIndex } from '../../src/index/sparse.js';
+import { mulberry32 } from '../helpers/prng.js';
 
 const near = (a: number, b: number) => Math.abs(a - b) < 1e-9;
 
@@ -118,4 +119,24 @@ test('snapshot round trip gives identical results', () => {
   assert.equal(copy.size, idx.size);
   for (const q of [[1], [2, 3], [0xffffffff]]) assert.deepEqual(copy.search(q, 10), idx.search(q, 10));
   assert.throws(() => SparseIndex.deserialize(new Uint8Array(20)), /not a sparse index snapshot/);
+});
+
+test('searchAmong: the same scores and order as search, restricted to the listed keys', () => {
+  const next = mulberry32(99);
+  const idx = new SparseIndex();
+  for (let key = 1; key <= 2_000; key++) {
+    const n = 1 + Math.floor(next() * 12);
+    const ids = Array.from({ length: n }, () => Math.floor(next() * 300));
+    idx.upsert(key, ids, ids.map(() => 1 + Math.floor(next() * 3)));
+  }
+  for (let q = 0; q < 20; q++) {
+    const query = Array.from({ length: 1 + (q % 5) }, () => Math.floor(next() * 300));
+    const among = Array.from({ length: 150 }, () => 1 + Math.floor(next() * 2_100)); // some unknown, some repeated
+    const allowed = new Set(among);
+    const expected = idx.search(query, 2_000).filter((h) => allowed.has(h.key));
+    assert.deepEqual(idx.searchAmong(query, 2_000, among), expected);
+    assert.deepEqual(idx.searchAmong(query, 5, among), expected.slice(0, 5));
+  }
+  assert.deepEqual(idx.searchAmong([1], 10, []), []);
+  assert.deepEqual(idx.searchAmong([100_000], 10, [1, 2, 3]), []);
 });

@@ -1,0 +1,48 @@
+import type { EncoderInfo } from './types.js';
+
+/**
+ * One space's encoder as the embedding worker runs it. Encoders are plain objects in worker
+ * state; only `info` crosses to the main thread.
+ */
+export interface SpaceEncoder {
+  readonly info: EncoderInfo;
+  /**
+   * One vector per text, in order: L2-normalised of length `info.dim` for a dense space; for a
+   * sparse space (`info.dim` 0, E13) a packed variable-length term vector (src/embed/keyword.ts).
+   */
+  encode(texts: readonly string[]): Promise<Float32Array[]> | Float32Array[];
+  close?(): Promise<void>;
+}
+
+/** How a worker builds E1; the same in every worker, so vectors never depend on the thread. */
+export type E1Config =
+  | { provider: 'model-free' }
+  | { provider: 'onnx'; modelDir: string; maxLength?: number; modelId?: string };
+
+/**
+ * What encoder factories may read. Plain data: it travels with every task to the embedding
+ * workers, so every thread builds the same encoders.
+ */
+export interface EncoderConfig {
+  e1: E1Config;
+}
+
+/**
+ * Encoders are rebuilt when this changes. The E1 model id is left out: the pool learns it from
+ * the first worker and adds it to the config, and that is the same model either way.
+ */
+export function encoderConfigKey(config: EncoderConfig): string {
+  const { e1 } = config;
+  return e1.provider === 'onnx' ? `onnx\u0000${e1.modelDir}\u0000${e1.maxLength ?? ''}` : 'model-free';
+}
+
+/** Scales in place to unit length; a zero vector stays zero rather than turning into NaNs. */
+export function l2normalize(v: Float32Array): Float32Array {
+  let sum = 0;
+  for (let i = 0; i < v.length; i++) sum += v[i]! * v[i]!;
+  if (sum > 0) {
+    const inv = 1 / Math.sqrt(sum);
+    for (let i = 0; i < v.length; i++) v[i] = v[i]! * inv;
+  }
+  return v;
+}
