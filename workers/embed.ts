@@ -23,7 +23,7 @@ async function build(config: EncoderConfig): Promise<Map<SpaceId, SpaceEncoder>>
   const failed = settled.find((r): r is PromiseRejectedResult => r.status === 'rejected');
   if (failed) {
     // Close what did load: a half-built set must not leak an ONNX session.
-    await Promise.all(settled.map((r) => (r.status === 'fulfilled' ? r.value.close?.() : undefined))).catch(() => {});
+    await Promise.all(settled.map((r) => Promise.resolve(r.status === 'fulfilled' ? r.value.close?.() : undefined))).catch(() => {});
     throw failed.reason;
   }
   const encoders = new Map<SpaceId, SpaceEncoder>();
@@ -45,7 +45,7 @@ function encodersFor(config: EncoderConfig): Promise<Map<SpaceId, SpaceEncoder>>
     encoders.catch(() => {
       if (loaded?.encoders === encoders) loaded = null;
     });
-    void previous?.encoders.then((m) => Promise.all([...m.values()].map((e) => e.close?.()))).catch(() => {});
+    void previous?.encoders.then((m) => Promise.all([...m.values()].map((e) => Promise.resolve(e.close?.())))).catch(() => {});
   }
   return loaded!.encoders;
 }

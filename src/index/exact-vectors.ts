@@ -161,7 +161,7 @@ export class ExactVectors {
 function collect(hits: VectorHit[], data: Int8Array, keys: Float64Array, n: number, q: Int8Array, dim: number, wanted: number): void {
   wanted = Math.min(n, wanted);
   if (wanted <= 0) return;
-  const found = exactSearch(data.subarray(0, n * dim), q, dim, wanted, MetricKind.Cos, 1) as { keys: BigUint64Array; distances: Float32Array };
+  const found = exactSearch(data.subarray(0, n * dim), q, dim, wanted, MetricKind.Cos, 1);
   for (let i = 0; i < found.keys.length; i++) {
     const key = keys[Number(found.keys[i])]!;
     if (key === FREE) continue;

@@ -13,6 +13,7 @@ export interface FacetQuery {
   excludeKinds?: readonly string[] | undefined;
 }
 
+// eslint-disable-next-line no-control-regex -- the whole ASCII range, NUL included, is the point
 const ASCII = /^[\x00-\x7f]*$/;
 
 /**

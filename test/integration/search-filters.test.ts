@@ -134,7 +134,7 @@ function suite(name: string, harness: () => Promise<Harness>, skip: string | fal
           assert.ok(hits.length <= limit);
           assert.ok(matched >= 1);
           // Ranks are ranks among the allowed entries.
-          assert.equal(hits[0]!.signals.lexical?.rank, 1);
+          assert.equal(hits[0].signals.lexical?.rank, 1);
         }
       });
     }

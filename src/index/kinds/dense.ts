@@ -135,7 +135,7 @@ export const denseKind: IndexKindImpl = {
   },
 
   async load(dir, spec, saved) {
-    if (saved.metric !== METRIC || saved.quantization !== QUANTIZATION || saved.connectivity !== CONNECTIVITY) throw new Error('index settings changed');
+    if (saved.metric !== String(METRIC) || saved.quantization !== String(QUANTIZATION) || saved.connectivity !== CONNECTIVITY) throw new Error('index settings changed');
     // Snapshots of format 1 had no exact-scoring copy: the feed rebuilds both.
     if (!saved.vectorsFile) throw new Error('snapshot has no exact-scoring vectors (format 1)');
     const hnsw = newHnsw(spec.dim);

@@ -22,7 +22,7 @@ class SparseSpaceIndex implements SpaceIndex {
     const offsets = rowOffsets(`upsert into sparse space ${this.spec.space}`, keys, rows, lengths);
     keys.forEach((key, i) => {
       // Later rows of a repeated key win, as upsert replaces.
-      const { ids, weights } = unpackTerms(rows.subarray(offsets[i]!, offsets[i]! + lengths[i]!));
+      const { ids, weights } = unpackTerms(rows.subarray(offsets[i], offsets[i]! + lengths[i]!));
       this.index.upsert(key, ids, weights);
     });
   }
