@@ -51,7 +51,7 @@ const settings = {
   modelDir: {
     env: 'CONTEXT_GRAPH_MODEL_DIR',
     flag: '--model-dir',
-    help: 'folder with model.onnx + tokenizer.json for E1; unset means the model-free encoder',
+    help: 'folder with model.onnx + tokenizer.json for E1; unset means the bundled static GloVe vectors',
     schema: z.string().min(1).optional(),
   },
   logLevel: {

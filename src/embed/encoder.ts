@@ -17,6 +17,8 @@ export interface SpaceEncoder {
 /** How a worker builds E1; the same in every worker, so vectors never depend on the thread. */
 export type E1Config =
   | { provider: 'model-free' }
+  /** The bundled static GloVe model (assets/e1-glove): the default when no model is configured. */
+  | { provider: 'glove-static'; modelDir: string }
   | { provider: 'onnx'; modelDir: string; maxLength?: number; modelId?: string };
 
 /**
@@ -33,7 +35,8 @@ export interface EncoderConfig {
  */
 export function encoderConfigKey(config: EncoderConfig): string {
   const { e1 } = config;
-  return e1.provider === 'onnx' ? `onnx\u0000${e1.modelDir}\u0000${e1.maxLength ?? ''}` : 'model-free';
+  if (e1.provider === 'onnx') return `onnx\u0000${e1.modelDir}\u0000${e1.maxLength ?? ''}`;
+  return e1.provider === 'glove-static' ? `glove\u0000${e1.modelDir}` : 'model-free';
 }
 
 /** Scales in place to unit length; a zero vector stays zero rather than turning into NaNs. */

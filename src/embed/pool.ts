@@ -4,6 +4,7 @@ import { Piscina } from 'piscina';
 import type { Logger } from '../log.js';
 import { workerFile } from '../paths.js';
 import type { Embedder } from './embedder.js';
+import { bundledE1ModelDir, hasBundledE1Model } from './bundled.js';
 import type { E1Config, EncoderConfig } from './encoder.js';
 import { spaceById } from './spaces/registry.js';
 import type { EncoderInfo, SpaceId } from './types.js';
@@ -19,7 +20,7 @@ export type EmbedWorkerTask =
 export type EmbedWorkerResult = EncoderInfo[] | Partial<Record<SpaceId, Float32Array[]>>;
 
 export interface CreateEmbedderOptions {
-  /** Folder with model.onnx + tokenizer.json; unset means the model-free E1 encoder. */
+  /** Folder with model.onnx + tokenizer.json; unset means the bundled static GloVe E1 (model-free without it). */
   modelDir?: string | undefined;
   /** Worker threads; default: all cores but one, at least one. */
   threads?: number;
@@ -55,7 +56,9 @@ export async function createEmbedder(opts: CreateEmbedderOptions): Promise<PoolE
   const modelDir = opts.modelDir ? resolve(opts.modelDir) : null;
   let e1: E1Config = modelDir
     ? { provider: 'onnx', modelDir, ...(opts.maxLength !== undefined ? { maxLength: opts.maxLength } : {}) }
-    : { provider: 'model-free' };
+    : hasBundledE1Model()
+      ? { provider: 'glove-static', modelDir: bundledE1ModelDir() }
+      : { provider: 'model-free' };
 
   const pool = new Piscina<EmbedWorkerTask, EmbedWorkerResult>({
     filename: workerFile('embed'),

@@ -2,7 +2,7 @@ import { readFile, stat } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import ort from 'onnxruntime-node';
 import type { InferenceSession } from 'onnxruntime-node';
-import { packageRoot } from '../paths.js';
+import { bundledE1ModelDir } from './bundled.js';
 import { sha256File } from './models.js';
 import { ModelFilesError } from './onnx.js';
 import type { SpaceEncoder } from './encoder.js';
@@ -28,10 +28,7 @@ const DEFAULT_MAX_TOKENS = 2048;
 // Padded tokens per session.run: 16k × 100 floats is 6.4 MB per intermediate tensor.
 const MAX_BATCH_TOKENS = 16_384;
 
-/** The model shipped in the package: assets/e1-glove next to package.json. */
-export function bundledE1ModelDir(): string {
-  return join(packageRoot(), 'assets', 'e1-glove');
-}
+export { bundledE1ModelDir };
 
 interface StaticModelConfig {
   model_id: string;

@@ -1,3 +1,4 @@
+import { spaceById } from '../embed/spaces/registry.js';
 import type { SpaceId } from '../embed/types.js';
 import type { VectorHit, VectorIndexes } from '../index/vector-index.js';
 import type { Db } from '../store/db.js';
@@ -88,6 +89,11 @@ export async function filteredCandidates(
   // A filter drops some hits; fetch more from the start so one round usually does.
   const depth = signals.map(() => (selective ? want * 2 : want));
   let askedSql = false;
+  // A sparse (inverted) index returns every match it has, so a short answer means exhausted. An
+  // HNSW graph may return fewer than asked while holding more (identical vectors crowd each
+  // other out), so a dense list is exhausted only once asked for all it holds (an exact scan).
+  const sizes = await deps.indexes.sizes();
+  const exhausted = (i: number, returned: number) => (spaceById(signals[i]!.space).index === 'sparse' ? returned < depth[i]! : depth[i]! >= (sizes[signals[i]!.space] ?? 0));
   for (;;) {
     const rounds = await Promise.all([...open].map(async (i) => ({ i, hits: await deps.indexes.search(signals[i]!.space, signals[i]!.vector, depth[i]!) })));
     const unknown = [...new Set(rounds.flatMap((r) => r.hits.map((h) => h.key)))].filter((key) => !verdict.has(key));
@@ -96,7 +102,7 @@ export async function filteredCandidates(
     for (const { i, hits } of rounds) {
       const kept = hits.filter((h) => verdict.get(h.key));
       lists[i] = kept.slice(0, want);
-      if (kept.length >= want || hits.length < depth[i]!) open.delete(i);
+      if (kept.length >= want || exhausted(i, hits.length)) open.delete(i);
       // Twice the depth the survival rate so far suggests: one more round, not several.
       else depth[i] = Math.ceil(depth[i]! * Math.min(16, Math.max(2, (2 * want) / Math.max(1, kept.length))));
     }

@@ -5,7 +5,7 @@ import type { VectorIndexes } from '../index/vector-index.js';
 import type { Db } from '../store/db.js';
 import { nodesByNid, type NodeRecord } from '../store/nodes-repo.js';
 import { filteredCandidates, type SearchFilters, type SignalQuery } from './candidates.js';
-import { fuseRanks } from './fusion.js';
+import { fuseScores } from './fusion.js';
 
 export { hasFacetFilters, type SearchFilters } from './candidates.js';
 export { LEXICAL_SPACE } from '../embed/spaces/registry.js';
@@ -68,7 +68,7 @@ export async function lexicalSearch(embedder: Embedder, indexes: VectorIndexes, 
 /**
  * Hybrid retrieval: one ranked list per enabled space with a fusion weight (BM25 over E13,
  * k-NN in each dense space), each holding only entries the filters allow (candidates.ts),
- * fused by weighted RRF and thresholded.
+ * fused by a weighted sum of normalised scores (fusion.ts) and thresholded.
  */
 export class SearchService {
   constructor(private readonly deps: { db: Db; embedder: Embedder; indexes: VectorIndexes }) {}
@@ -87,8 +87,9 @@ export class SearchService {
       return vector && vector.length > 0 ? [{ name: s.signal, space: s.id, vector }] : [];
     });
     const { lists } = await filteredCandidates(this.deps, signals, q, want);
-    const fused = fuseRanks(
+    const fused = fuseScores(
       signals.map((s, i) => ({ name: s.name, weight: SIGNAL_WEIGHTS[s.name] ?? 0, hits: lists[i]!.map((h) => ({ key: h.key, score: h.similarity })) })),
+      LEXICAL_SIGNAL,
     );
     const threshold = q.scoreThreshold ?? 0;
     const candidates = fused.filter((f) => f.score >= threshold);

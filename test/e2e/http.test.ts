@@ -69,7 +69,8 @@ describe('serve over Streamable HTTP (embedded mode)', () => {
     assert.equal(h.store.driver, 'pglite');
     assert.equal(h.queue.backend, 'in-process');
     const e1 = h.embedding.find((e: any) => e.space === 'E1');
-    assert.equal(e1.provider, 'model-free');
+    assert.equal(e1.provider, 'glove-static', 'the bundled GloVe model is the default E1');
+    assert.equal(e1.modelId, 'glove-6b-100d-100k-int8-sif-pc1-v1');
     assert.ok(h.embedding.some((e: any) => e.space === 'E9'));
     assert.equal(h.index.sizes.E1, validStores);
   });

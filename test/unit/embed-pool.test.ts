@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { HASH_DIM, HASH_MODEL_ID, hashEmbed } from '../../src/embed/hashing.js';
+import { StaticOnnxEncoder } from '../../src/embed/static-onnx.js';
 import { HDC_DIM, HDC_MODEL_ID, hdcEmbed } from '../../src/embed/hdc.js';
 import { KEYWORD_MODEL_ID, keywordEmbed } from '../../src/embed/keyword.js';
 import { OnnxEncoder, onnxModelId } from '../../src/embed/onnx.js';
@@ -26,15 +26,15 @@ after(async () => {
   await rm(root, { recursive: true, force: true });
 });
 
-test('model-free pool: E1 hashing + E9 HDC + E13 keywords, reported without a round trip', async () => {
+test('default pool: E1 bundled GloVe + E9 HDC + E13 keywords, reported without a round trip', async () => {
   const embedder = await createEmbedder({ logger, threads: 2 });
   try {
     assert.deepEqual(embedder.encoders(), [
-      { space: 'E1', modelId: HASH_MODEL_ID, dim: HASH_DIM, provider: 'model-free' },
+      { space: 'E1', modelId: 'glove-6b-100d-100k-int8-sif-pc1-v1', dim: 100, provider: 'glove-static' },
       { space: 'E9', modelId: HDC_MODEL_ID, dim: HDC_DIM, provider: 'model-free' },
       { space: 'E13', modelId: KEYWORD_MODEL_ID, dim: 0, provider: 'model-free' },
     ]);
-    assert.equal(embedder.health().e1Provider, 'model-free');
+    assert.equal(embedder.health().e1Provider, 'glove-static');
     assert.equal(embedder.health().modelDir, null);
     assert.equal(embedder.health().threads, 2);
 
@@ -46,9 +46,13 @@ test('model-free pool: E1 hashing + E9 HDC + E13 keywords, reported without a ro
     const e9 = out.get('E9')!;
     assert.equal(e1.length, texts.length);
     assert.equal(e9.length, texts.length);
+    // The pool's E1 is the bundled model's own output, in order, whatever thread made it.
+    const direct = await StaticOnnxEncoder.load();
+    const expected = await direct.encode(texts);
+    await direct.close?.();
     for (let i = 0; i < texts.length; i++) {
       assert.ok(e1[i] instanceof Float32Array && e9[i] instanceof Float32Array);
-      assert.deepEqual(e1[i], hashEmbed(texts[i]!));
+      for (let d = 0; d < 100; d++) assert.ok(Math.abs(e1[i]![d]! - expected[i]![d]!) < 1e-6);
       assert.deepEqual(e9[i], hdcEmbed(texts[i]!));
       assert.deepEqual(out.get('E13')![i], keywordEmbed(texts[i]!));
     }

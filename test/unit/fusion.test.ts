@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { fuseRanks, RRF_K, type RankedSignal } from '../../src/services/fusion.js';
+import { fuseRanks, fuseScores, RRF_K, type RankedSignal } from '../../src/services/fusion.js';
 
 const hits = (...keys: number[]) => keys.map((key, i) => ({ key, score: 1 - i / 10 }));
 
@@ -28,12 +28,31 @@ test('weighted RRF matches the formula by hand', () => {
   ]);
   for (const f of fused) assert.ok(Math.abs(f.score - expected.get(f.key)!) < 1e-12, `key ${f.key}`);
   // 1 and 2 tie exactly; the tie breaks on key.
-  assert.deepEqual(fused.map((f) => f.key), [1, 2, 3]);
+  assert.deepEqual(
+    fused.map((f) => f.key),
+    [1, 2, 3],
+  );
 });
 
 test('a key listed twice by one signal counts once, at its best rank', () => {
-  const fused = fuseRanks([{ name: 'E1', weight: 1, hits: [{ key: 4, score: 0.9 }, { key: 4, score: 0.1 }, { key: 5, score: 0.05 }] }]);
-  assert.deepEqual(fused.map((f) => [f.key, f.signals.E1!.rank]), [[4, 1], [5, 2]]);
+  const fused = fuseRanks([
+    {
+      name: 'E1',
+      weight: 1,
+      hits: [
+        { key: 4, score: 0.9 },
+        { key: 4, score: 0.1 },
+        { key: 5, score: 0.05 },
+      ],
+    },
+  ]);
+  assert.deepEqual(
+    fused.map((f) => [f.key, f.signals.E1!.rank]),
+    [
+      [4, 1],
+      [5, 2],
+    ],
+  );
 });
 
 test('zero-weight signals and empty input contribute nothing', () => {
@@ -42,12 +61,15 @@ test('zero-weight signals and empty input contribute nothing', () => {
     { name: 'lexical', weight: 0, hits: hits(9) },
     { name: 'E1', weight: 1, hits: hits(8) },
   ]);
-  assert.deepEqual(fused.map((f) => f.key), [8]);
+  assert.deepEqual(
+    fused.map((f) => f.key),
+    [8],
+  );
 });
 
 test('the result does not depend on the order signals are given in (seeded generative check)', () => {
   let seed = 12345;
-  const rand = () => ((seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31);
+  const rand = () => (seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31;
   for (let round = 0; round < 200; round++) {
     const startSeed = seed;
     const signals: RankedSignal[] = ['lexical', 'E1', 'E9', 'E2'].map((name) => ({
@@ -59,4 +81,68 @@ test('the result does not depend on the order signals are given in (seeded gener
     const b = fuseRanks([...signals].reverse());
     assert.deepEqual(a, b, `seed ${startSeed}`);
   }
+});
+
+test('weighted score sum: BM25 over its best, cosine min-max over its candidates, absent adds 0', () => {
+  const fused = fuseScores(
+    [
+      {
+        name: 'lexical',
+        weight: 1,
+        hits: [
+          { key: 1, score: 8 },
+          { key: 2, score: 2 },
+        ],
+      },
+      {
+        name: 'E1',
+        weight: 1,
+        hits: [
+          { key: 2, score: 0.9 },
+          { key: 3, score: 0.7 },
+          { key: 1, score: 0.5 },
+        ],
+      },
+    ],
+    'lexical',
+  );
+  // key 1: (8/8 + 0)/2 = 0.5; key 2: (2/8 + 1)/2 = 0.625; key 3: (0 + 0.5)/2 = 0.25.
+  assert.deepEqual(
+    fused.map((f) => [f.key, Number(f.score.toFixed(6))]),
+    [
+      [2, 0.625],
+      [1, 0.5],
+      [3, 0.25],
+    ],
+  );
+  assert.deepEqual(fused[0]!.signals, { lexical: { rank: 2, score: 2 }, E1: { rank: 1, score: 0.9 } });
+});
+
+test('weighted score sum keeps the strength of a match that ranks throw away', () => {
+  // A strong keyword match the dense side ranks second beats a weak keyword match it ranks
+  // first, by a wide margin; RRF ties the two.
+  const signals: RankedSignal[] = [
+    {
+      name: 'lexical',
+      weight: 1,
+      hits: [
+        { key: 1, score: 10 },
+        { key: 2, score: 1 },
+      ],
+    },
+    {
+      name: 'E1',
+      weight: 1,
+      hits: [
+        { key: 2, score: 0.8 },
+        { key: 1, score: 0.78 },
+        { key: 3, score: 0.3 },
+      ],
+    },
+  ];
+  const byRank = fuseRanks(signals);
+  assert.equal(byRank.find((f) => f.key === 1)!.score, byRank.find((f) => f.key === 2)!.score);
+  const byScore = fuseScores(signals, 'lexical');
+  assert.equal(byScore[0]!.key, 1);
+  assert.ok(byScore[0]!.score - byScore[1]!.score > 0.3);
 });

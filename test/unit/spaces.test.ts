@@ -28,8 +28,8 @@ test('implemented today: E1 semantic and E9 HDC (dense) and E13 keyword (sparse,
     ['E13', 'keyword', 'sparse'],
   ]);
   assert.equal(LEXICAL_SPACE, 'E13');
-  // Search fuses by these: unchanged from the weights measured before the registry existed.
-  assert.deepEqual(signalWeights(), { E1: 1, E9: 0.5, lexical: 2 });
+  // Search fuses by these (a weighted score sum): BM25 and GloVe E1 equal, E9 off until it earns a place.
+  assert.deepEqual(signalWeights(), { E1: 1, E9: 0, lexical: 1 });
 });
 
 test('planned spaces have no encoder and no weight; E12 waits for the multi-vector index kind', () => {

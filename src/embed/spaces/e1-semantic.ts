@@ -16,6 +16,10 @@ export const e1Semantic = defineSpace({
   weight: 1,
   async encoder({ e1 }) {
     if (e1.provider === 'model-free') return createHashingEncoder();
+    if (e1.provider === 'glove-static') {
+      const { StaticOnnxEncoder } = await import('../static-onnx.js');
+      return StaticOnnxEncoder.load(e1.modelDir, { threads: 1 });
+    }
     // Imported lazily: a model-free pool never loads the native runtime.
     const { OnnxEncoder } = await import('../onnx.js');
     return OnnxEncoder.load(e1.modelDir, {
