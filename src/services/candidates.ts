@@ -2,7 +2,7 @@ import { spaceById } from '../embed/spaces/registry.js';
 import type { SpaceId } from '../embed/types.js';
 import type { VectorHit, VectorIndexes } from '../index/vector-index.js';
 import type { Db } from '../store/db.js';
-import { matchingNodes, type FacetQuery } from '../store/facets-repo.js';
+import { countMatchingNodes, matchingNodes, type FacetQuery } from '../store/facets-repo.js';
 
 export interface SearchFilters {
   projectId?: string | undefined;
@@ -66,9 +66,10 @@ function topicMatches(topic: string | null, f: SearchFilters): boolean {
  * 1. Search every index globally and drop what the filters reject (one SQL check of the new
  *    candidates' facets). Done when each list has `want` survivors or its index ran out of
  *    hits: the common case for broad filters and for none.
- * 2. Otherwise the filter is selective. Ask SQL which entries it allows (up to amongLimit + 1):
- *    when they are few, every index scores exactly those (`among`), which is exact for BM25
- *    and exact up to int8 rounding for dense spaces, whatever the size of the rest of the store.
+ * 2. Otherwise the filter is selective. Count in SQL the entries it allows (up to amongLimit
+ *    + 1): when they are few, list them, and every index scores exactly those (`among`), which
+ *    is exact for BM25 and exact up to int8 rounding for dense spaces, whatever the size of the
+ *    rest of the store.
  * 3. When they are many, widen each unfilled global search (by the depth its survival rate
  *    so far suggests, 2–16×) and filter again, until each list is full or its index is
  *    exhausted (a dense index asked for all it holds scans them all: src/index/kinds/dense.ts).
@@ -98,7 +99,7 @@ export async function filteredCandidates(
     const rounds = await Promise.all([...open].map(async (i) => ({ i, hits: await deps.indexes.search(signals[i]!.space, signals[i]!.vector, depth[i]!) })));
     const unknown = [...new Set(rounds.flatMap((r) => r.hits.map((h) => h.key)))].filter((key) => !verdict.has(key));
     for (const key of unknown) verdict.set(key, false);
-    for (const row of await matchingNodes(deps.db, facetQuery(filters), { nids: unknown })) verdict.set(row.nid, topicMatches(row.topic, filters));
+    for (const row of await matchingNodes(deps.db, facetQuery(filters), unknown)) verdict.set(row.nid, topicMatches(row.topic, filters));
     for (const { i, hits } of rounds) {
       const kept = hits.filter((h) => verdict.get(h.key));
       lists[i] = kept.slice(0, want);
@@ -110,17 +111,19 @@ export async function filteredCandidates(
     if (selective && !askedSql) {
       askedSql = true;
       const limit = amongMax ?? amongLimit(Math.max(0, ...Object.values(await deps.indexes.sizes())));
-      const among = await allowedEntries(deps.db, filters, limit + 1);
-      if (among.length <= limit) return { lists: await searchAmong(deps.indexes, signals, among, want), strategy: 'among' };
+      const among = await allowedEntries(deps.db, filters, limit);
+      if (among) return { lists: await searchAmong(deps.indexes, signals, among, want), strategy: 'among' };
     }
   }
 }
 
-/** Nids the filters allow; `limit` rows or more means "at least that many". */
-async function allowedEntries(db: Db, f: SearchFilters, limit: number): Promise<number[]> {
-  const rows = await matchingNodes(db, facetQuery(f), { limit });
-  // The topic superset can hold rows the exact check drops; a full page still means "many".
-  if (rows.length >= limit) return rows.map((r) => r.nid);
+/**
+ * Nids the filters allow when there are at most `limit` of them, else null. Counting first (up
+ * to limit + 1) costs a fraction of listing when the set turns out large.
+ */
+async function allowedEntries(db: Db, f: SearchFilters, limit: number): Promise<number[] | null> {
+  if ((await countMatchingNodes(db, facetQuery(f), limit + 1)) > limit) return null;
+  const rows = await matchingNodes(db, facetQuery(f));
   return rows.filter((r) => topicMatches(r.topic, f)).map((r) => r.nid);
 }
 
