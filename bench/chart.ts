@@ -66,7 +66,15 @@ function legend(series: readonly Series[]): string[] {
   });
 }
 
-export function barChart(opts: { title: string; subtitle: string; yLabel: string; categories: string[]; series: Series[]; log?: boolean; target?: { value: number; label: string } }): string {
+export function barChart(opts: {
+  title: string;
+  subtitle: string;
+  yLabel: string;
+  categories: string[];
+  series: Series[];
+  log?: boolean;
+  target?: { value: number; label: string };
+}): string {
   const all = opts.series.flatMap((s) => s.values).filter((v): v is number => v !== null && Number.isFinite(v));
   const yMax = niceMax(Math.max(...all, opts.target?.value ?? 0, 1e-9));
   const log = opts.log ?? false;
@@ -87,13 +95,23 @@ export function barChart(opts: { title: string; subtitle: string; yLabel: string
   });
   if (opts.target) {
     const y = M.top + ph - yScale(opts.target.value, yMax, log) * ph;
-    out.push(`<line x1="${M.left}" x2="${W - M.right}" y1="${y}" y2="${y}" stroke="#c00" stroke-dasharray="5 3"/><text x="${W - M.right - 4}" y="${y - 4}" text-anchor="end" fill="#c00">${esc(opts.target.label)}</text>`);
+    out.push(
+      `<line x1="${M.left}" x2="${W - M.right}" y1="${y}" y2="${y}" stroke="#c00" stroke-dasharray="5 3"/><text x="${W - M.right - 4}" y="${y - 4}" text-anchor="end" fill="#c00">${esc(opts.target.label)}</text>`,
+    );
   }
   out.push(...legend(opts.series), '</svg>');
   return out.join('\n') + '\n';
 }
 
-export function lineChart(opts: { title: string; subtitle: string; yLabel: string; xLabels: string[]; series: Series[]; log?: boolean; target?: { value: number; label: string } }): string {
+export function lineChart(opts: {
+  title: string;
+  subtitle: string;
+  yLabel: string;
+  xLabels: string[];
+  series: Series[];
+  log?: boolean;
+  target?: { value: number; label: string };
+}): string {
   const all = opts.series.flatMap((s) => s.values).filter((v): v is number => v !== null && Number.isFinite(v));
   const yMax = niceMax(Math.max(...all, opts.target?.value ?? 0, 1e-9));
   const log = opts.log ?? false;
@@ -105,13 +123,15 @@ export function lineChart(opts: { title: string; subtitle: string; yLabel: strin
   opts.xLabels.forEach((l, i) => out.push(`<text x="${xAt(i)}" y="${H - M.bottom + 16}" text-anchor="middle">${esc(l)}</text>`));
   opts.series.forEach((s, si) => {
     const color = COLORS[si % COLORS.length];
-    const pts = s.values.map((v, i) => (v === null || !Number.isFinite(v) ? null : [xAt(i), M.top + ph - yScale(v, yMax, log) * ph] as const)).filter((p) => p !== null);
+    const pts = s.values.map((v, i) => (v === null || !Number.isFinite(v) ? null : ([xAt(i), M.top + ph - yScale(v, yMax, log) * ph] as const))).filter((p) => p !== null);
     if (pts.length > 1) out.push(`<polyline fill="none" stroke="${color}" stroke-width="2" points="${pts.map((p) => p!.join(',')).join(' ')}"/>`);
     for (const p of pts) out.push(`<circle cx="${p![0]}" cy="${p![1]}" r="3" fill="${color}"/>`);
   });
   if (opts.target) {
     const y = M.top + ph - yScale(opts.target.value, yMax, log) * ph;
-    out.push(`<line x1="${M.left}" x2="${W - M.right}" y1="${y}" y2="${y}" stroke="#c00" stroke-dasharray="5 3"/><text x="${W - M.right - 4}" y="${y - 4}" text-anchor="end" fill="#c00">${esc(opts.target.label)}</text>`);
+    out.push(
+      `<line x1="${M.left}" x2="${W - M.right}" y1="${y}" y2="${y}" stroke="#c00" stroke-dasharray="5 3"/><text x="${W - M.right - 4}" y="${y - 4}" text-anchor="end" fill="#c00">${esc(opts.target.label)}</text>`,
+    );
   }
   out.push(...legend(opts.series), '</svg>');
   return out.join('\n') + '\n';

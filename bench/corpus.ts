@@ -6,11 +6,53 @@ import { mulberry32 } from '../test/helpers/prng.js';
 
 export { mulberry32 };
 
-const SUBJECTS = ['the payments service', 'our staging cluster', 'the mobile app', 'the data warehouse', 'the billing team', 'the search index', 'the auth gateway', 'the nightly backup', 'the design system', 'the onboarding flow', 'the CI pipeline', 'the customer portal'];
+const SUBJECTS = [
+  'the payments service',
+  'our staging cluster',
+  'the mobile app',
+  'the data warehouse',
+  'the billing team',
+  'the search index',
+  'the auth gateway',
+  'the nightly backup',
+  'the design system',
+  'the onboarding flow',
+  'the CI pipeline',
+  'the customer portal',
+];
 const VERBS = ['deploys', 'rotates', 'archives', 'monitors', 'retries', 'caches', 'validates', 'throttles', 'migrates', 'reviews', 'encrypts', 'indexes'];
-const OBJECTS = ['credentials', 'invoices', 'user sessions', 'error budgets', 'feature flags', 'audit logs', 'database snapshots', 'push notifications', 'API tokens', 'release notes', 'metrics dashboards', 'support tickets'];
-const WHEN = ['every night', 'on Fridays', 'after each release', 'within five minutes', 'before the quarter ends', 'when load exceeds eighty percent', 'twice a day', 'on the first Monday of the month'];
-const WHY = ['to meet the compliance audit', 'because the vendor requires it', 'after the March incident', 'to cut cloud costs', 'so that rollbacks stay fast', 'as agreed with the security team'];
+const OBJECTS = [
+  'credentials',
+  'invoices',
+  'user sessions',
+  'error budgets',
+  'feature flags',
+  'audit logs',
+  'database snapshots',
+  'push notifications',
+  'API tokens',
+  'release notes',
+  'metrics dashboards',
+  'support tickets',
+];
+const WHEN = [
+  'every night',
+  'on Fridays',
+  'after each release',
+  'within five minutes',
+  'before the quarter ends',
+  'when load exceeds eighty percent',
+  'twice a day',
+  'on the first Monday of the month',
+];
+const WHY = [
+  'to meet the compliance audit',
+  'because the vendor requires it',
+  'after the March incident',
+  'to cut cloud costs',
+  'so that rollbacks stay fast',
+  'as agreed with the security team',
+];
 
 export interface Memory {
   content: string;

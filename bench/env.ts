@@ -18,7 +18,9 @@ export interface Machine {
 export function machine(): Machine {
   let commit: string | null = null;
   try {
-    commit = execFileSync('git', ['rev-parse', '--short', 'HEAD'], { stdio: ['ignore', 'pipe', 'ignore'] }).toString().trim();
+    commit = execFileSync('git', ['rev-parse', '--short', 'HEAD'], { stdio: ['ignore', 'pipe', 'ignore'] })
+      .toString()
+      .trim();
   } catch {
     commit = null;
   }

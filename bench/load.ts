@@ -94,7 +94,11 @@ export async function bulkLoad(
 }
 
 /** The live path, one `MemoryService.store` per memory (waits for its vectors, as in embedded mode). */
-export async function storeLoop(app: App, items: readonly LoadItem[], opts: { projectId?: string; onProgress?: (done: number) => void; samples?: number[] } = {}): Promise<LoadResult> {
+export async function storeLoop(
+  app: App,
+  items: readonly LoadItem[],
+  opts: { projectId?: string; onProgress?: (done: number) => void; samples?: number[] } = {},
+): Promise<LoadResult> {
   const start = process.hrtime.bigint();
   const nids: number[] = [];
   const ids: string[] = [];

@@ -72,7 +72,15 @@ async function measure(dataset: string, data: Float32Array, queries: Float32Arra
   const exact = exactSearch(data, queries, dim, 10, MetricKind.Cos, 0) as unknown as { get(i: number): { keys: BigUint64Array } };
   const truth = Array.from({ length: q }, (_, i) => exact.get(i).keys);
 
-  const opts = (expansion_search: number) => ({ dimensions: dim, metric: MetricKind.Cos, quantization: ScalarKind.F16, connectivity: 16, expansion_add: 128, expansion_search, multi: false });
+  const opts = (expansion_search: number) => ({
+    dimensions: dim,
+    metric: MetricKind.Cos,
+    quantization: ScalarKind.F16,
+    connectivity: 16,
+    expansion_add: 128,
+    expansion_search,
+    multi: false,
+  });
   global.gc?.();
   const rssBefore = rssOf(process.pid);
   const build = new Index(opts(depths[0]!));

@@ -77,7 +77,10 @@ export async function runLocomo(opts: { path: string; explicit: boolean; limit: 
     await Promise.all([server.connect(a), client.connect(b)]);
     const { loaded, ingest } = await ingestAll(app, samples);
     const spaces = app.embedder.encoders().map((e) => e.space);
-    const denseSpaces = app.embedder.encoders().filter((e) => e.dim > 0).map((e) => e.space);
+    const denseSpaces = app.embedder
+      .encoders()
+      .filter((e) => e.dim > 0)
+      .map((e) => e.space);
 
     const bm25 = new Map(samples.map((s) => [s.sampleId, buildBm25(s.turns.map((t) => ({ key: t.diaId, topic: '', content: t.content })))]));
     // Single signals search the whole store: fetch every memory's rank, then keep this project's.
@@ -85,7 +88,12 @@ export async function runLocomo(opts: { path: string; explicit: boolean; limit: 
     type System = { name: string; timed?: 'mcp_search' | 'hybrid_service'; run: (l: Loaded, q: string) => Promise<string[]> };
     const systems: System[] = [
       { name: 'search_mcp', timed: 'mcp_search', run: (l, q) => mcpSearch(client, l, q) },
-      { name: 'hybrid_service', timed: 'hybrid_service', run: async (l, q) => (await app.services.search.hybrid({ text: q, limit: DEPTH, projectId: l.projectId })).hits.map((h) => l.diaOfNid.get(h.node.nid) ?? `nid:${h.node.nid}`) },
+      {
+        name: 'hybrid_service',
+        timed: 'hybrid_service',
+        run: async (l, q) =>
+          (await app.services.search.hybrid({ text: q, limit: DEPTH, projectId: l.projectId })).hits.map((h) => l.diaOfNid.get(h.node.nid) ?? `nid:${h.node.nid}`),
+      },
       { name: 'bm25_wink', run: async (l, q) => bm25.get(l.sample.sampleId)!.search(q, DEPTH) },
       ...(spaces.includes('E13') ? [{ name: 'lexical_only', run: async (l: Loaded, q: string) => inProject(l, await lexicalOnly(app, q, turns)) }] : []),
       ...denseSpaces.map((space) => ({ name: `${space}_only`, run: async (l: Loaded, q: string) => inProject(l, await denseOnly(app, space, q, turns)) })),
@@ -183,7 +191,16 @@ async function ingestAll(app: App, samples: readonly LocomoSample[]): Promise<{ 
   await waitForIndexes(app, total);
   const seconds = Number(process.hrtime.bigint() - start) / 1e9;
   log(`locomo: ingested ${total} turns in ${seconds.toFixed(1)} s (${(total / seconds).toFixed(0)}/s)`);
-  return { loaded, ingest: { path: 'MemoryService.store', memories: total, seconds: Math.round(seconds * 100) / 100, per_s: Math.round((total / seconds) * 100) / 100, store_latency: summarize(storeMs) } };
+  return {
+    loaded,
+    ingest: {
+      path: 'MemoryService.store',
+      memories: total,
+      seconds: Math.round(seconds * 100) / 100,
+      per_s: Math.round((total / seconds) * 100) / 100,
+      store_latency: summarize(storeMs),
+    },
+  };
 }
 
 /** Resolves once every encoder's index holds `count` vectors (the app is fresh, so they are ours). */

@@ -45,7 +45,13 @@ export async function runOnnx(opts: { texts: number; storeSamples: number; round
 
     // Raw onnxruntime.
     const tokenizer = await BertTokenizer.load(modelDir);
-    const session = await ort.InferenceSession.create(join(modelDir, 'model.onnx'), { intraOpNumThreads: 1, interOpNumThreads: 1, executionMode: 'sequential', graphOptimizationLevel: 'all', logSeverityLevel: 3 });
+    const session = await ort.InferenceSession.create(join(modelDir, 'model.onnx'), {
+      intraOpNumThreads: 1,
+      interOpNumThreads: 1,
+      executionMode: 'sequential',
+      graphOptimizationLevel: 'all',
+      logSeverityLevel: 3,
+    });
     const runBatches = async (rows: number[][]) => {
       const order = rows.map((_, i) => i).sort((a, b) => rows[a]!.length - rows[b]!.length);
       for (let s = 0; s < order.length; s += 32) {

@@ -31,7 +31,12 @@ export interface PeerResult {
   peer_side: PeerSide;
   our_side: PeerSide;
   /** ours / peer (< 1 means ours is faster). */
-  ratios: { write_p50: Array<{ size: number; ratio: number | null }>; write_p95: Array<{ size: number; ratio: number | null }>; search_p50: number | null; search_p95: number | null };
+  ratios: {
+    write_p50: Array<{ size: number; ratio: number | null }>;
+    write_p95: Array<{ size: number; ratio: number | null }>;
+    search_p50: number | null;
+    search_p95: number | null;
+  };
 }
 
 function peerEntry(): { path: string; version: string } {
@@ -104,7 +109,10 @@ export async function runPeer(opts: { sizes: number[]; window: number; queries: 
         peer,
         async (i) => {
           const m = corpus[i]!;
-          const r = (await peer.callTool({ name: 'create_entities', arguments: { entities: [{ name: `memory-${i}`, entityType: m.topic, observations: [m.content] }] } })) as CallToolResult;
+          const r = (await peer.callTool({
+            name: 'create_entities',
+            arguments: { entities: [{ name: `memory-${i}`, entityType: m.topic, observations: [m.content] }] },
+          })) as CallToolResult;
           if (r.isError) throw new Error(JSON.stringify(r.content));
         },
         async (q) => {

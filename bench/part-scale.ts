@@ -21,7 +21,7 @@ import { repeatedLatency, summarize, type LatencySummary, type RepeatedLatency }
 
 export interface ScaleStep {
   size: number;
-  load: Omit<LoadResult, 'nids' | 'ids'> & { count: number } | null;
+  load: (Omit<LoadResult, 'nids' | 'ids'> & { count: number }) | null;
   store?: { latency: RepeatedLatency; live_per_s: number };
   read?: {
     in_process: RepeatedLatency;
@@ -166,7 +166,16 @@ export async function runScale(opts: {
                 const per = Math.max(1, Math.ceil(queries.length / n));
                 const all: number[] = [];
                 const t0 = process.hrtime.bigint();
-                await Promise.all(clients.map(async (c, ci) => all.push(...(await timeQueries(queries.slice(0, per).map((_, j) => queries[(ci * per + j) % queries.length]!), (q) => mcpQuery(c, q))))));
+                await Promise.all(
+                  clients.map(async (c, ci) =>
+                    all.push(
+                      ...(await timeQueries(
+                        queries.slice(0, per).map((_, j) => queries[(ci * per + j) % queries.length]!),
+                        (q) => mcpQuery(c, q),
+                      )),
+                    ),
+                  ),
+                );
                 const s = Number(process.hrtime.bigint() - t0) / 1e9;
                 await Promise.all(clients.map((c) => c.close()));
                 step.read!.concurrency.push({ clients: n, total_queries: all.length, throughput_qps: Math.round((all.length / s) * 10) / 10, latency: summarize(all) });

@@ -50,22 +50,48 @@ function targets(r: Report): Target[] {
     const worst = Math.max(...stores.map((s) => s.store!.latency.p95_ms.median));
     const first = stores[0]!.store!.latency.p95_ms.median;
     const last = stores.at(-1)!.store!.latency.p95_ms.median;
-    out.push({ name: 'store p95 (live path), every size', target: '≤ 5 ms', measured: stores.map((s) => `${k(s.size)}: ${f(s.store!.latency.p95_ms.median)} ms`).join(', '), met: worst <= 5 });
+    out.push({
+      name: 'store p95 (live path), every size',
+      target: '≤ 5 ms',
+      measured: stores.map((s) => `${k(s.size)}: ${f(s.store!.latency.p95_ms.median)} ms`).join(', '),
+      met: worst <= 5,
+    });
     out.push({ name: 'store p95 flat as the store grows (last / first)', target: '≈ 1 (≤ 1.5)', measured: f(last / first), met: last / first <= 1.5 });
   }
   const bulk = scale?.steps.find((s) => s.load && s.load.count >= 1000);
-  out.push({ name: 'bulk ingest, model-free encoders', target: '≥ 2,000 memories/s', measured: bulk?.load ? `${f(bulk.load.per_s, 0)}/s (${bulk.load.path}, ${k(bulk.load.count)})` : 'not run', met: bulk?.load ? bulk.load.per_s >= 2000 : null });
+  out.push({
+    name: 'bulk ingest, model-free encoders',
+    target: '≥ 2,000 memories/s',
+    measured: bulk?.load ? `${f(bulk.load.per_s, 0)}/s (${bulk.load.path}, ${k(bulk.load.count)})` : 'not run',
+    met: bulk?.load ? bulk.load.per_s >= 2000 : null,
+  });
   const onnx = r.results.onnx;
-  out.push({ name: 'ingest with a model / raw onnxruntime', target: '≥ 0.90', measured: onnx ? `bulk ${f(onnx.ratios.bulk_ingest_over_raw, 3)}, embed pool ${f(onnx.ratios.pipeline_embed_over_raw, 3)}` : 'not run', met: onnx ? (onnx.ratios.bulk_ingest_over_raw ?? 0) >= 0.9 : null });
+  out.push({
+    name: 'ingest with a model / raw onnxruntime',
+    target: '≥ 0.90',
+    measured: onnx ? `bulk ${f(onnx.ratios.bulk_ingest_over_raw, 3)}, embed pool ${f(onnx.ratios.pipeline_embed_over_raw, 3)}` : 'not run',
+    met: onnx ? (onnx.ratios.bulk_ingest_over_raw ?? 0) >= 0.9 : null,
+  });
   const idx = r.results.index;
   if (idx) {
     for (const d of idx) {
       const prod = d.depths.find((x) => x.expansion_search === 128) ?? d.depths.at(-1);
-      out.push({ name: `vector recall@10, ${d.dataset}, ${k(d.vectors)}, ef ${prod?.expansion_search}`, target: '≥ 0.98', measured: f(prod?.recall_at_10, 4), met: prod ? prod.recall_at_10 >= 0.98 : null });
+      out.push({
+        name: `vector recall@10, ${d.dataset}, ${k(d.vectors)}, ef ${prod?.expansion_search}`,
+        target: '≥ 0.98',
+        measured: f(prod?.recall_at_10, 4),
+        met: prod ? prod.recall_at_10 >= 0.98 : null,
+      });
     }
   }
   const q = r.results.quality;
-  if (q) out.push({ name: 'quality: hybrid above BM25 at recall@5/10/25', target: 'all three', measured: `${f(q.systems.hybrid?.overall.recall_at_5, 3)}/${f(q.systems.hybrid?.overall.recall_at_10, 3)}/${f(q.systems.hybrid?.overall.recall_at_25, 3)} vs ${f(q.systems.bm25_wink?.overall.recall_at_5, 3)}/${f(q.systems.bm25_wink?.overall.recall_at_10, 3)}/${f(q.systems.bm25_wink?.overall.recall_at_25, 3)}`, met: q.hybrid_beats_bm25_at_every_k });
+  if (q)
+    out.push({
+      name: 'quality: hybrid above BM25 at recall@5/10/25',
+      target: 'all three',
+      measured: `${f(q.systems.hybrid?.overall.recall_at_5, 3)}/${f(q.systems.hybrid?.overall.recall_at_10, 3)}/${f(q.systems.hybrid?.overall.recall_at_25, 3)} vs ${f(q.systems.bm25_wink?.overall.recall_at_5, 3)}/${f(q.systems.bm25_wink?.overall.recall_at_10, 3)}/${f(q.systems.bm25_wink?.overall.recall_at_25, 3)}`,
+      met: q.hybrid_beats_bm25_at_every_k,
+    });
   const locomo = locomoTarget(r.results.locomo);
   if (locomo) out.push(locomo);
   return out;
@@ -75,7 +101,10 @@ export function renderSummary(r: Report): string {
   const L: string[] = [];
   L.push(`# context-graph benchmark — ${r.date.slice(0, 16).replace('T', ' ')} UTC`, '');
   L.push(`Machine: ${stamp(r)}; load average at start ${r.machine.load_avg_at_start.join(' / ')}; commit ${r.machine.git_commit ?? 'n/a'}.`);
-  L.push(`Parts: ${(r.settings.parts as string[]).join(', ')}. Duration ${r.duration_s} s. Timings are wall clock; latency figures are the median over ${r.settings.rounds} rounds with the (min–max) of the rounds; compare figures as ratios within this run only.`, '');
+  L.push(
+    `Parts: ${(r.settings.parts as string[]).join(', ')}. Duration ${r.duration_s} s. Timings are wall clock; latency figures are the median over ${r.settings.rounds} rounds with the (min–max) of the rounds; compare figures as ratios within this run only.`,
+    '',
+  );
   if (Object.keys(r.errors).length) {
     L.push('## Errors', '');
     for (const [p, e] of Object.entries(r.errors)) L.push(`- **${p}**: ${e.split('\n')[0]}`);
@@ -87,8 +116,16 @@ export function renderSummary(r: Report): string {
 
   const s = r.results.scale;
   if (s) {
-    L.push('## Write and read path (model-free encoders)', '', `Mode: ${s.mode}. Store grown by bulk load between sizes; per-call figures on the live path. Query rounds stop after ${r.settings.round_budget_s} s (at least 10 queries): see pooled n in results.json.`, '');
-    L.push('| size | bulk load (path, memories/s) | store p50 / p95 / p99 ms | live store/s | query in-process p50 / p95 ms | MCP HTTP p50 / p95 ms | MCP stdio p50 / p95 ms |', '|---|---|---|---|---|---|---|');
+    L.push(
+      '## Write and read path (model-free encoders)',
+      '',
+      `Mode: ${s.mode}. Store grown by bulk load between sizes; per-call figures on the live path. Query rounds stop after ${r.settings.round_budget_s} s (at least 10 queries): see pooled n in results.json.`,
+      '',
+    );
+    L.push(
+      '| size | bulk load (path, memories/s) | store p50 / p95 / p99 ms | live store/s | query in-process p50 / p95 ms | MCP HTTP p50 / p95 ms | MCP stdio p50 / p95 ms |',
+      '|---|---|---|---|---|---|---|',
+    );
     for (const st of s.steps) {
       const sl = st.store?.latency;
       const rd = st.read;
@@ -99,14 +136,31 @@ export function renderSummary(r: Report): string {
     L.push('', `Bulk ingest through \`push\`: ${s.push ? `${f(s.push.per_s, 0)}/s` : 'not measured (hook in bench/load.ts: pushLoader)'}.`, '');
     const conc = s.steps.filter((st) => st.read?.concurrency?.length);
     if (conc.length) {
-      L.push('### Concurrent MCP HTTP clients (one session each, `search` limit 5)', '', '| size | clients | queries | throughput q/s | p50 ms | p95 ms | p99 ms |', '|---|---|---|---|---|---|---|');
-      for (const st of conc) for (const c of st.read!.concurrency!) L.push(`| ${k(st.size)} | ${c.clients} | ${c.total_queries} | ${f(c.throughput_qps, 1)} | ${f(c.latency.p50_ms)} | ${f(c.latency.p95_ms)} | ${f(c.latency.p99_ms)} |`);
+      L.push(
+        '### Concurrent MCP HTTP clients (one session each, `search` limit 5)',
+        '',
+        '| size | clients | queries | throughput q/s | p50 ms | p95 ms | p99 ms |',
+        '|---|---|---|---|---|---|---|',
+      );
+      for (const st of conc)
+        for (const c of st.read!.concurrency!)
+          L.push(`| ${k(st.size)} | ${c.clients} | ${c.total_queries} | ${f(c.throughput_qps, 1)} | ${f(c.latency.p50_ms)} | ${f(c.latency.p95_ms)} | ${f(c.latency.p99_ms)} |`);
       L.push('');
     }
     const mem = s.steps.filter((st) => st.memory);
     if (mem.length) {
-      L.push('### Memory', '', `Empty \`serve\` process RSS: ${s.empty_serve_rss_bytes === null ? 'n/a' : `${f(s.empty_serve_rss_bytes / 2 ** 20, 1)} MiB`}.`, '', '| size | serve RSS MiB | RSS over empty, bytes/memory | data dir MiB | data dir bytes/memory |', '|---|---|---|---|---|');
-      for (const st of mem) L.push(`| ${k(st.size)} | ${f((st.memory!.serve_rss_bytes ?? NaN) / 2 ** 20, 1)} | ${f(st.memory!.serve_rss_over_empty_bytes_per_memory, 0)} | ${f(st.memory!.data_dir_bytes / 2 ** 20, 1)} | ${f(st.memory!.data_dir_bytes_per_memory, 0)} |`);
+      L.push(
+        '### Memory',
+        '',
+        `Empty \`serve\` process RSS: ${s.empty_serve_rss_bytes === null ? 'n/a' : `${f(s.empty_serve_rss_bytes / 2 ** 20, 1)} MiB`}.`,
+        '',
+        '| size | serve RSS MiB | RSS over empty, bytes/memory | data dir MiB | data dir bytes/memory |',
+        '|---|---|---|---|---|',
+      );
+      for (const st of mem)
+        L.push(
+          `| ${k(st.size)} | ${f((st.memory!.serve_rss_bytes ?? NaN) / 2 ** 20, 1)} | ${f(st.memory!.serve_rss_over_empty_bytes_per_memory, 0)} | ${f(st.memory!.data_dir_bytes / 2 ** 20, 1)} | ${f(st.memory!.data_dir_bytes_per_memory, 0)} |`,
+        );
       L.push('');
     }
     if (!s.sizes.includes(1_000_000)) L.push('1M memories: not run by default (time budget of the default suite on this machine); select it with `--sizes ...,1000000`.', '');
@@ -114,20 +168,32 @@ export function renderSummary(r: Report): string {
 
   const o = r.results.onnx;
   if (o) {
-    L.push('## Write path with the generated ONNX model', '', `${o.model}; ${o.texts} texts; embedding pool ${o.pool_threads} worker thread(s); raw onnxruntime with 1 intra-op thread.`, '');
+    L.push(
+      '## Write path with the generated ONNX model',
+      '',
+      `${o.model}; ${o.texts} texts; embedding pool ${o.pool_threads} worker thread(s); raw onnxruntime with 1 intra-op thread.`,
+      '',
+    );
     L.push('| measure | texts/s (median, min–max) | ratio to raw ort (run only) |', '|---|---|---|');
     L.push(`| raw onnxruntime, session.run only | ${spread(o.raw_ort_run_only_per_s)} | 1 |`);
     L.push(`| raw onnxruntime, with tokenizer | ${spread(o.raw_ort_with_tokenizer_per_s)} | ${f(o.raw_ort_with_tokenizer_per_s.median / o.raw_ort_run_only_per_s.median, 3)} |`);
     L.push(`| embedding pool (E1) | ${spread(o.pipeline_embed_e1_per_s)} | ${f(o.ratios.pipeline_embed_over_raw, 3)} |`);
     L.push(`| bulk ingest (${o.bulk_ingest_path}, E1 + E9) | ${f(o.bulk_ingest_per_s, 0)} | ${f(o.ratios.bulk_ingest_over_raw, 3)} |`);
-    L.push('', `Live \`store\` with the model at ${k(o.store.at_size)}: p50 ${spread(o.store.latency.p50_ms)} ms, p95 ${spread(o.store.latency.p95_ms)} ms, p99 ${spread(o.store.latency.p99_ms)} ms (${f(o.store.live_per_s, 1)}/s).`, '');
+    L.push(
+      '',
+      `Live \`store\` with the model at ${k(o.store.at_size)}: p50 ${spread(o.store.latency.p50_ms)} ms, p95 ${spread(o.store.latency.p95_ms)} ms, p99 ${spread(o.store.latency.p99_ms)} ms (${f(o.store.live_per_s, 1)}/s).`,
+      '',
+    );
   }
 
   const idx = r.results.index;
   if (idx) {
     L.push('## Vector index (USearch, production settings: cos, f16, M 16, ef_add 128)', '');
     for (const d of idx) {
-      L.push(`**${d.dataset}**: ${k(d.vectors)} × ${d.dim}-d, ${d.queries} queries; add ${f(d.add_per_s, 0)} vectors/s (${d.add_threads} threads); memory ${d.rss_bytes_per_vector ?? 'n/a'} B/vector RSS, ${d.file_bytes_per_vector} B/vector on disk (raw f32 ${d.raw_f32_bytes_per_vector} B).`, '');
+      L.push(
+        `**${d.dataset}**: ${k(d.vectors)} × ${d.dim}-d, ${d.queries} queries; add ${f(d.add_per_s, 0)} vectors/s (${d.add_threads} threads); memory ${d.rss_bytes_per_vector ?? 'n/a'} B/vector RSS, ${d.file_bytes_per_vector} B/vector on disk (raw f32 ${d.raw_f32_bytes_per_vector} B).`,
+        '',
+      );
       L.push('| expansion_search | recall@10 vs exact | single-query q/s (1 thread) |', '|---|---|---|');
       for (const x of d.depths) L.push(`| ${x.expansion_search}${x.expansion_search === 128 ? ' (app default)' : ''} | ${f(x.recall_at_10, 4)} | ${spread(x.qps)} |`);
       L.push('');
@@ -136,22 +202,49 @@ export function renderSummary(r: Report): string {
 
   const p = r.results.peer;
   if (p) {
-    L.push(`## Peer baseline: ${p.peer.package} ${p.peer.version} (both over MCP stdio)`, '', `Write latency over the last ${p.window} writes before each size; search with the same ${p.our_side.search.samples_per_round} queries × ${p.our_side.search.rounds} rounds.`, '');
+    L.push(
+      `## Peer baseline: ${p.peer.package} ${p.peer.version} (both over MCP stdio)`,
+      '',
+      `Write latency over the last ${p.window} writes before each size; search with the same ${p.our_side.search.samples_per_round} queries × ${p.our_side.search.rounds} rounds.`,
+      '',
+    );
     L.push('| size | server-memory write p50 / p95 ms | ours store p50 / p95 ms | ratio ours/peer p50 | p95 |', '|---|---|---|---|---|');
     p.sizes.forEach((size, i) => {
       const a = p.peer_side.writes[i]?.latency;
       const b = p.our_side.writes[i]?.latency;
-      L.push(`| ${k(size)} | ${f(a?.p50_ms)} / ${f(a?.p95_ms)} | ${f(b?.p50_ms)} / ${f(b?.p95_ms)} | ${f(p.ratios.write_p50[i]?.ratio, 3)} | ${f(p.ratios.write_p95[i]?.ratio, 3)} |`);
+      L.push(
+        `| ${k(size)} | ${f(a?.p50_ms)} / ${f(a?.p95_ms)} | ${f(b?.p50_ms)} / ${f(b?.p95_ms)} | ${f(p.ratios.write_p50[i]?.ratio, 3)} | ${f(p.ratios.write_p95[i]?.ratio, 3)} |`,
+      );
     });
-    L.push('', `Search at ${k(Math.max(...p.sizes))}: server-memory \`search_nodes\` p50 ${spread(p.peer_side.search.p50_ms)} ms, p95 ${spread(p.peer_side.search.p95_ms)} ms, non-empty answers ${f(p.peer_side.search_nonempty_rate * 100, 0)} %; ours \`search\` p50 ${spread(p.our_side.search.p50_ms)} ms, p95 ${spread(p.our_side.search.p95_ms)} ms, non-empty ${f(p.our_side.search_nonempty_rate * 100, 0)} %. Ratio ours/peer: p50 ${f(p.ratios.search_p50, 3)}, p95 ${f(p.ratios.search_p95, 3)}. (server-memory matches the whole query as a substring, so natural-language questions mostly find nothing.)`, '');
+    L.push(
+      '',
+      `Search at ${k(Math.max(...p.sizes))}: server-memory \`search_nodes\` p50 ${spread(p.peer_side.search.p50_ms)} ms, p95 ${spread(p.peer_side.search.p95_ms)} ms, non-empty answers ${f(p.peer_side.search_nonempty_rate * 100, 0)} %; ours \`search\` p50 ${spread(p.our_side.search.p50_ms)} ms, p95 ${spread(p.our_side.search.p95_ms)} ms, non-empty ${f(p.our_side.search_nonempty_rate * 100, 0)} %. Ratio ours/peer: p50 ${f(p.ratios.search_p50, 3)}, p95 ${f(p.ratios.search_p95, 3)}. (server-memory matches the whole query as a substring, so natural-language questions mostly find nothing.)`,
+      '',
+    );
   }
 
   const q = r.results.quality;
   if (q) {
-    L.push('## Retrieval quality (generated labelled set)', '', `${q.set.memories} memories (${q.set.distractors} distractors), ${q.set.queries} queries: ${Object.entries(q.set.by_category).map(([c, n]) => `${c} ${n}`).join(', ')}; seed ${q.seed}; E1 provider ${q.e1_provider}; loaded by ${q.loaded_by}; BM25 = wink-bm25-text-search${q.bm25_stemmed ? ' (Porter2 stems)' : ''}.`, '');
+    L.push(
+      '## Retrieval quality (generated labelled set)',
+      '',
+      `${q.set.memories} memories (${q.set.distractors} distractors), ${q.set.queries} queries: ${Object.entries(q.set.by_category)
+        .map(([c, n]) => `${c} ${n}`)
+        .join(', ')}; seed ${q.seed}; E1 provider ${q.e1_provider}; loaded by ${q.loaded_by}; BM25 = wink-bm25-text-search${q.bm25_stemmed ? ' (Porter2 stems)' : ''}.`,
+      '',
+    );
     L.push('| system | recall@5 | recall@10 | recall@25 | MRR | nDCG@10 |', '|---|---|---|---|---|---|');
-    for (const [name, sc] of Object.entries(q.systems)) L.push(`| ${name} | ${f(sc.overall.recall_at_5, 3)} | ${f(sc.overall.recall_at_10, 3)} | ${f(sc.overall.recall_at_25, 3)} | ${f(sc.overall.mrr, 3)} | ${f(sc.overall.ndcg_at_10, 3)} |`);
-    L.push('', `Hybrid / BM25: ${Object.entries(q.hybrid_over_bm25).map(([m, v]) => `${m} ${f(v, 3)}`).join(', ')}.`, '');
+    for (const [name, sc] of Object.entries(q.systems))
+      L.push(
+        `| ${name} | ${f(sc.overall.recall_at_5, 3)} | ${f(sc.overall.recall_at_10, 3)} | ${f(sc.overall.recall_at_25, 3)} | ${f(sc.overall.mrr, 3)} | ${f(sc.overall.ndcg_at_10, 3)} |`,
+      );
+    L.push(
+      '',
+      `Hybrid / BM25: ${Object.entries(q.hybrid_over_bm25)
+        .map(([m, v]) => `${m} ${f(v, 3)}`)
+        .join(', ')}.`,
+      '',
+    );
     const cats = Object.keys(q.set.by_category);
     L.push('nDCG@10 by category:', '', `| system | ${cats.join(' | ')} |`, `|---|${cats.map(() => '---').join('|')}|`);
     for (const [name, sc] of Object.entries(q.systems)) L.push(`| ${name} | ${cats.map((c) => f(sc.by_category[c]?.ndcg_at_10, 3)).join(' | ')} |`);
@@ -168,29 +261,68 @@ export function renderCharts(r: Report): Record<string, string> {
   if (s) {
     const st = s.steps.filter((x) => x.store);
     if (st.length)
-      out['store-latency.svg'] = lineChart({ title: 'store latency as the store grows (live path)', subtitle: sub, yLabel: 'ms', xLabels: st.map((x) => k(x.size)), series: (['p50_ms', 'p95_ms', 'p99_ms'] as const).map((p) => ({ name: p.replace('_ms', ''), values: st.map((x) => x.store!.latency[p].median) })), target: { value: 5, label: 'target p95 5 ms' } });
+      out['store-latency.svg'] = lineChart({
+        title: 'store latency as the store grows (live path)',
+        subtitle: sub,
+        yLabel: 'ms',
+        xLabels: st.map((x) => k(x.size)),
+        series: (['p50_ms', 'p95_ms', 'p99_ms'] as const).map((p) => ({ name: p.replace('_ms', ''), values: st.map((x) => x.store!.latency[p].median) })),
+        target: { value: 5, label: 'target p95 5 ms' },
+      });
     const rd = s.steps.filter((x) => x.read);
     if (rd.length)
-      out['query-latency.svg'] = barChart({ title: 'hybrid query p95 by path', subtitle: sub, yLabel: 'ms (p95)', categories: rd.map((x) => k(x.size)), series: [
-        { name: 'in process', values: rd.map((x) => x.read!.in_process.p95_ms.median) },
-        { name: 'MCP HTTP', values: rd.map((x) => x.read!.mcp_http?.p95_ms.median ?? null) },
-        { name: 'MCP stdio', values: rd.map((x) => x.read!.mcp_stdio?.p95_ms.median ?? null) },
-      ], target: { value: 10, label: 'target 10 ms' } });
+      out['query-latency.svg'] = barChart({
+        title: 'hybrid query p95 by path',
+        subtitle: sub,
+        yLabel: 'ms (p95)',
+        categories: rd.map((x) => k(x.size)),
+        series: [
+          { name: 'in process', values: rd.map((x) => x.read!.in_process.p95_ms.median) },
+          { name: 'MCP HTTP', values: rd.map((x) => x.read!.mcp_http?.p95_ms.median ?? null) },
+          { name: 'MCP stdio', values: rd.map((x) => x.read!.mcp_stdio?.p95_ms.median ?? null) },
+        ],
+        target: { value: 10, label: 'target 10 ms' },
+      });
   }
   if (r.results.index?.length) {
-    out['index-recall.svg'] = lineChart({ title: 'USearch recall@10 vs exact, by expansion_search', subtitle: sub, yLabel: 'recall@10', xLabels: r.results.index[0]!.depths.map((d) => String(d.expansion_search)), series: r.results.index.map((d) => ({ name: d.dataset.split(' ')[0]!, values: d.depths.map((x) => x.recall_at_10) })), target: { value: 0.98, label: 'target 0.98' } });
-    out['index-qps.svg'] = lineChart({ title: 'USearch single-query throughput, by expansion_search', subtitle: sub, yLabel: 'queries/s', xLabels: r.results.index[0]!.depths.map((d) => String(d.expansion_search)), series: r.results.index.map((d) => ({ name: d.dataset.split(' ')[0]!, values: d.depths.map((x) => x.qps.median) })) });
+    out['index-recall.svg'] = lineChart({
+      title: 'USearch recall@10 vs exact, by expansion_search',
+      subtitle: sub,
+      yLabel: 'recall@10',
+      xLabels: r.results.index[0]!.depths.map((d) => String(d.expansion_search)),
+      series: r.results.index.map((d) => ({ name: d.dataset.split(' ')[0]!, values: d.depths.map((x) => x.recall_at_10) })),
+      target: { value: 0.98, label: 'target 0.98' },
+    });
+    out['index-qps.svg'] = lineChart({
+      title: 'USearch single-query throughput, by expansion_search',
+      subtitle: sub,
+      yLabel: 'queries/s',
+      xLabels: r.results.index[0]!.depths.map((d) => String(d.expansion_search)),
+      series: r.results.index.map((d) => ({ name: d.dataset.split(' ')[0]!, values: d.depths.map((x) => x.qps.median) })),
+    });
   }
   const q = r.results.quality;
   if (q) {
     const metrics = ['recall_at_5', 'recall_at_10', 'recall_at_25', 'mrr', 'ndcg_at_10'] as const;
-    out['quality.svg'] = barChart({ title: 'retrieval quality on the generated set', subtitle: sub, yLabel: 'score', categories: metrics.map((m) => m.replace('_at_', '@')), series: Object.entries(q.systems).map(([name, sc]) => ({ name, values: metrics.map((m) => sc.overall[m]) })) });
+    out['quality.svg'] = barChart({
+      title: 'retrieval quality on the generated set',
+      subtitle: sub,
+      yLabel: 'score',
+      categories: metrics.map((m) => m.replace('_at_', '@')),
+      series: Object.entries(q.systems).map(([name, sc]) => ({ name, values: metrics.map((m) => sc.overall[m]) })),
+    });
   }
   const p = r.results.peer;
   if (p)
-    out['peer-write.svg'] = lineChart({ title: 'write p50 as the store grows: ours vs server-memory (stdio)', subtitle: sub, yLabel: 'ms', xLabels: p.sizes.map(k), series: [
-      { name: 'server-memory', values: p.peer_side.writes.map((w) => w.latency.p50_ms) },
-      { name: 'context-graph', values: p.our_side.writes.map((w) => w.latency.p50_ms) },
-    ] });
+    out['peer-write.svg'] = lineChart({
+      title: 'write p50 as the store grows: ours vs server-memory (stdio)',
+      subtitle: sub,
+      yLabel: 'ms',
+      xLabels: p.sizes.map(k),
+      series: [
+        { name: 'server-memory', values: p.peer_side.writes.map((w) => w.latency.p50_ms) },
+        { name: 'context-graph', values: p.our_side.writes.map((w) => w.latency.p50_ms) },
+      ],
+    });
   return out;
 }

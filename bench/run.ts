@@ -122,10 +122,17 @@ async function part(name: string, fn: () => Promise<unknown>): Promise<void> {
 }
 
 if (parts.has('quality')) await part('quality', () => runQuality({ seed, distractors: settings.quality_distractors, perCategory: settings.quality_per_category }));
-if (parts.has('locomo')) await part('locomo', () => runLocomo({ path: values.locomo ? resolve(values.locomo) : resolve(packageRoot(), DEFAULT_LOCOMO), explicit: values.locomo !== undefined, limit: settings.locomo_limit }));
-if (parts.has('index')) await part('index', () => runIndex({ size: settings.index_size, queries: settings.index_queries, seed, depths: settings.depths, rounds: settings.rounds, datasets: settings.index_datasets }));
+if (parts.has('locomo'))
+  await part('locomo', () =>
+    runLocomo({ path: values.locomo ? resolve(values.locomo) : resolve(packageRoot(), DEFAULT_LOCOMO), explicit: values.locomo !== undefined, limit: settings.locomo_limit }),
+  );
+if (parts.has('index'))
+  await part('index', () =>
+    runIndex({ size: settings.index_size, queries: settings.index_queries, seed, depths: settings.depths, rounds: settings.rounds, datasets: settings.index_datasets }),
+  );
 if (parts.has('onnx')) await part('onnx', () => runOnnx({ texts: settings.onnx_texts, storeSamples: settings.store_samples, rounds: settings.rounds, seed }));
-if (parts.has('peer')) await part('peer', () => runPeer({ sizes: settings.peer_sizes, window: settings.peer_window, queries: Math.min(settings.queries, 100), rounds: settings.rounds, seed }));
+if (parts.has('peer'))
+  await part('peer', () => runPeer({ sizes: settings.peer_sizes, window: settings.peer_window, queries: Math.min(settings.queries, 100), rounds: settings.rounds, seed }));
 if (parts.has('write') || parts.has('read') || parts.has('memory')) {
   await part('scale', () =>
     runScale({

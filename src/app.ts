@@ -82,7 +82,7 @@ export async function createApp(config: Config, logger: Logger): Promise<App> {
       const [row] = await db.query<{ max: number | null }>(`select max(feed_seq) as max from embeddings`);
       if (fromSeq > (row?.max ?? 0)) {
         // The snapshot is newer than the database (the database was replaced): start over.
-        for (const spec of specs) await indexes.ensure({ ...spec, modelId: `${spec.modelId}#reset` }), await indexes.ensure(spec);
+        for (const spec of specs) (await indexes.ensure({ ...spec, modelId: `${spec.modelId}#reset` }), await indexes.ensure(spec));
         fromSeq = 0;
       }
     }

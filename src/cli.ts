@@ -61,17 +61,16 @@ const COMMANDS: Record<string, Command> = {
   models: {
     summary: 'list, check or download embedding models',
     usage: 'context-graph models list | status | pull <name> [--into DIR]   (pull writes DIR/<name>; DIR defaults to <data dir>/models)',
-    flags: [
-      { flag: '--into', value: 'DIR', help: 'where `pull` writes DIR/<name> (default <data dir>/models)' },
-      ...settingFlags(['dataDir', 'modelDir', 'logLevel']),
-    ],
+    flags: [{ flag: '--into', value: 'DIR', help: 'where `pull` writes DIR/<name> (default <data dir>/models)' }, ...settingFlags(['dataDir', 'modelDir', 'logLevel'])],
     positionals: 2,
     run: models,
   },
 };
 
 function mainHelp(): string {
-  const cmds = Object.entries(COMMANDS).map(([name, c]) => `  ${name.padEnd(8)} ${c.summary}`).join('\n');
+  const cmds = Object.entries(COMMANDS)
+    .map(([name, c]) => `  ${name.padEnd(8)} ${c.summary}`)
+    .join('\n');
   return `context-graph ${VERSION}: an MCP memory server\n\nUsage: context-graph <command> [options]\n\nCommands:\n${cmds}\n\nOptions (flag / environment variable):\n${configHelp()}\n\nRun 'context-graph <command> --help' for a command's usage.\n`;
 }
 
@@ -92,7 +91,9 @@ async function main(argv: string[]): Promise<number> {
   }
   if (rest.includes('--help') || rest.includes('-h')) {
     // Help goes to stderr for stdio so that stdout stays JSON-RPC only even when misused.
-    (name === 'stdio' ? process.stderr : process.stdout).write(`Usage: ${command.usage}\n\n${command.summary}\n\nOptions (flag / environment variable):\n${flagsHelp(command.flags)}\n`);
+    (name === 'stdio' ? process.stderr : process.stdout).write(
+      `Usage: ${command.usage}\n\n${command.summary}\n\nOptions (flag / environment variable):\n${flagsHelp(command.flags)}\n`,
+    );
     return 0;
   }
   let config: Config;
@@ -135,7 +136,10 @@ function onShutdownSignal(handler: () => Promise<void>): void {
     process.on(signal, () => {
       if (stopping) process.exit(1);
       stopping = true;
-      void handler().then(() => process.exit(0), () => process.exit(1));
+      void handler().then(
+        () => process.exit(0),
+        () => process.exit(1),
+      );
     });
   }
 }

@@ -46,7 +46,10 @@ const settings = {
     env: 'CONTEXT_GRAPH_QUEUE',
     flag: '--queue',
     help: 'BullMQ queue name; separate deployments sharing one Redis use different names',
-    schema: z.string().regex(/^[\w.-]{1,64}$/, 'letters, digits, . _ - only, at most 64').default('context-graph'),
+    schema: z
+      .string()
+      .regex(/^[\w.-]{1,64}$/, 'letters, digits, . _ - only, at most 64')
+      .default('context-graph'),
   },
   modelDir: {
     env: 'CONTEXT_GRAPH_MODEL_DIR',
@@ -67,7 +70,12 @@ const settings = {
     schema: z
       .string()
       .default('')
-      .transform((s) => s.split(',').map((n) => n.trim()).filter(Boolean)),
+      .transform((s) =>
+        s
+          .split(',')
+          .map((n) => n.trim())
+          .filter(Boolean),
+      ),
   },
   embedWaitMs: {
     env: 'CONTEXT_GRAPH_EMBED_WAIT_MS',

@@ -37,12 +37,24 @@ export const ERROR_REGISTRY = {
   INVALID_PARAMS: { channel: 'tool', rpcCode: -32002, httpStatus: 400, retryable: false, hint: 'Check the parameter constraints in the tool schema.' },
   NODE_NOT_FOUND: { channel: 'tool', rpcCode: -32012, httpStatus: 404, retryable: false, hint: 'Verify the id; query or search to find it.' },
   UNKNOWN_TOOL: { channel: 'tool', rpcCode: -32601, httpStatus: 404, retryable: false, hint: 'List the tools to see the names.' },
-  TOOLSET_DISABLED: { channel: 'tool', rpcCode: -32021, httpStatus: 403, retryable: false, hint: 'Enable the named toolset with the `toolsets` tool ({"enable": ["<name>"]}) or start the server with --toolsets.' },
+  TOOLSET_DISABLED: {
+    channel: 'tool',
+    rpcCode: -32021,
+    httpStatus: 403,
+    retryable: false,
+    hint: 'Enable the named toolset with the `toolsets` tool ({"enable": ["<name>"]}) or start the server with --toolsets.',
+  },
   CONFLICT: { channel: 'tool', rpcCode: -32020, httpStatus: 409, retryable: false, hint: 'The entity changed or already exists.' },
   DB_UNAVAILABLE: { channel: 'tool', rpcCode: -32030, httpStatus: 503, retryable: true, hint: 'The database is unreachable; retry shortly or check DATABASE_URL.' },
   QUEUE_UNAVAILABLE: { channel: 'tool', rpcCode: -32031, httpStatus: 503, retryable: true, hint: 'The job queue is unreachable; retry shortly or check REDIS_URL.' },
   BUSY: { channel: 'tool', rpcCode: -32032, httpStatus: 503, retryable: true, hint: 'Retry shortly.' },
-  JOB_FAILED: { channel: 'tool', rpcCode: -32033, httpStatus: 500, retryable: false, hint: 'The background job failed after its retries; the server log has the reason under the job id.' },
+  JOB_FAILED: {
+    channel: 'tool',
+    rpcCode: -32033,
+    httpStatus: 500,
+    retryable: false,
+    hint: 'The background job failed after its retries; the server log has the reason under the job id.',
+  },
   INTERNAL: { channel: 'tool', rpcCode: -32603, httpStatus: 500, retryable: false, hint: 'An internal error; the server log has the details under this correlation id.' },
   RESOURCE_NOT_FOUND: { channel: 'jsonrpc', rpcCode: -32002, httpStatus: 404, retryable: false, hint: 'See resources/list and resources/templates/list for what can be read.' },
 } as const satisfies Record<string, RegistryEntry>;
@@ -123,7 +135,10 @@ export function toAppError(err: unknown, logger: Logger, context: Record<string,
   if (isAppError(err)) return err;
   const code = err instanceof Error ? (err as Error & { code?: unknown }).code : undefined;
   if (err instanceof Error && err.name === 'ZodError') {
-    const issues = ((err as Error & { issues?: Array<{ path: PropertyKey[]; message: string }> }).issues ?? []).map((i) => ({ path: i.path.join('.') || '(arguments)', message: i.message }));
+    const issues = ((err as Error & { issues?: Array<{ path: PropertyKey[]; message: string }> }).issues ?? []).map((i) => ({
+      path: i.path.join('.') || '(arguments)',
+      message: i.message,
+    }));
     return new AppError('INVALID_PARAMS', `Invalid arguments: ${issues.map((i) => `${i.path}: ${i.message}`).join('; ')}`, { issues });
   }
   if (err instanceof Error && err.name === 'StoreError' && STORE_CODES[String(code)]) {

@@ -70,7 +70,9 @@ export function turnContent(turn: { speaker: string; text: string; blip_caption?
 export function cleanEvidence(raw: readonly string[], known: ReadonlySet<string>, repairs: EvidenceRepairs): string[] {
   const out: string[] = [];
   for (const entry of raw) {
-    const parts = String(entry).split(/[;,\s]+/).filter(Boolean);
+    const parts = String(entry)
+      .split(/[;,\s]+/)
+      .filter(Boolean);
     if (parts.length > 1) repairs.split++;
     for (let id of parts) {
       const typo = /^D:(\d+):(\d+)$/.exec(id);

@@ -21,7 +21,10 @@ export function searchBeatsBm25Everywhere(r: LocomoResult): boolean {
   const ours = r.systems.search_mcp;
   const bm25 = r.systems.bm25_wink;
   if (!ours || !bm25) return false;
-  const pairs: Array<[LocomoScores | undefined, LocomoScores | undefined]> = [[ours.overall, bm25.overall], ...Object.keys(bm25.by_category).map((c) => [ours.by_category[c], bm25.by_category[c]] as [LocomoScores | undefined, LocomoScores | undefined])];
+  const pairs: Array<[LocomoScores | undefined, LocomoScores | undefined]> = [
+    [ours.overall, bm25.overall],
+    ...Object.keys(bm25.by_category).map((c) => [ours.by_category[c], bm25.by_category[c]] as [LocomoScores | undefined, LocomoScores | undefined]),
+  ];
   return pairs.every(([a, b]) => a !== undefined && b !== undefined && LOCOMO_KS.every((k) => a[`recall_at_${k}`] > b[`recall_at_${k}`]));
 }
 
@@ -46,14 +49,16 @@ export function renderLocomo(o: LocomoOutcome | undefined): string[] {
   if (!isResult(o)) return [...L, `Skipped: ${o.skipped}.`, ''];
   const q = o.questions;
   L.push(
-    `${o.file}: ${o.conversations} conversations, ${o.turns} turns (one memory each, \`valid_from\` = session date), ${q.total} questions (${Object.entries(q.by_category).map(([c, n]) => `${c} ${LOCOMO_CATEGORIES[Number(c)] ?? '?'} ${n}`).join(', ')}); ${q.scored} scored, ${q.skipped_no_evidence} skipped for having no evidence.` +
+    `${o.file}: ${o.conversations} conversations, ${o.turns} turns (one memory each, \`valid_from\` = session date), ${q.total} questions (${Object.entries(q.by_category)
+      .map(([c, n]) => `${c} ${LOCOMO_CATEGORIES[Number(c)] ?? '?'} ${n}`)
+      .join(', ')}); ${q.scored} scored, ${q.skipped_no_evidence} skipped for having no evidence.` +
       ` Evidence ids repaired: ${o.evidence_repairs.split} split, ${o.evidence_repairs.rewritten} rewritten, ${o.evidence_repairs.dropped} dropped (naming no turn).`,
     '',
     `Ingest through ${o.ingest.path} (one call per turn, until every index holds every turn): ${Math.round(o.ingest.per_s)} memories/s (${o.ingest.memories} in ${o.ingest.seconds} s; store p50 ${ms(o.ingest.store_latency.p50_ms)} ms, p95 ${ms(o.ingest.store_latency.p95_ms)} ms). E1 provider ${o.e1_provider}; spaces ${o.spaces.join(', ')}.`,
     '',
     `Query latency over ${o.latency.mcp_search.n} questions: \`search\` through MCP (in-memory transport) p50 ${ms(o.latency.mcp_search.p50_ms)} ms, p95 ${ms(o.latency.mcp_search.p95_ms)} ms; SearchService.hybrid p50 ${ms(o.latency.hybrid_service.p50_ms)} ms, p95 ${ms(o.latency.hybrid_service.p95_ms)} ms. Same top 50 through MCP and direct: ${pct(o.mcp_equals_hybrid_rate)} % of questions.`,
     '',
-    'Recall@k (share of a question\'s evidence turns in the top k) and hit@k (any of them), in percent, averaged over questions. `search_mcp` = the `search` tool (limit 50, score_threshold 0, defaults otherwise); `hybrid_service` = SearchService.hybrid; `bm25_wink` = wink-bm25-text-search per conversation' +
+    "Recall@k (share of a question's evidence turns in the top k) and hit@k (any of them), in percent, averaged over questions. `search_mcp` = the `search` tool (limit 50, score_threshold 0, defaults otherwise); `hybrid_service` = SearchService.hybrid; `bm25_wink` = wink-bm25-text-search per conversation" +
       `${o.bm25_stemmed ? ' (Porter2 stems)' : ''}; \`*_only\` = one signal alone, restricted to the conversation.`,
     '',
     `| system | ${HEADER} |`,
@@ -62,7 +67,8 @@ export function renderLocomo(o: LocomoOutcome | undefined): string[] {
   for (const [name, s] of Object.entries(o.systems)) L.push(`| ${name} | ${row(s.overall)} |`);
   L.push('', 'By category:', '', `| category | system | n | ${HEADER} |`, `|---|---|---|${RULE}|`);
   const cats = [...new Set(Object.values(o.systems).flatMap((s) => Object.keys(s.by_category)))].sort();
-  for (const c of cats) for (const [name, s] of Object.entries(o.systems)) L.push(`| ${c} ${LOCOMO_CATEGORIES[Number(c)] ?? ''} | ${name} | ${s.by_category[c]?.n ?? 0} | ${row(s.by_category[c])} |`);
+  for (const c of cats)
+    for (const [name, s] of Object.entries(o.systems)) L.push(`| ${c} ${LOCOMO_CATEGORIES[Number(c)] ?? ''} | ${name} | ${s.by_category[c]?.n ?? 0} | ${row(s.by_category[c])} |`);
   L.push('');
   return L;
 }

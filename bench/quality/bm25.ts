@@ -15,7 +15,9 @@ interface WinkBm25 {
 }
 
 const STOP = new Set(
-  'a an and are as at be been but by can could did do does for from had has have how i if in into is it its me my no not of on or our so than that the their them then there these they this to was we were what when where which who whom why will with would you your'.split(' '),
+  'a an and are as at be been but by can could did do does for from had has have how i if in into is it its me my no not of on or our so than that the their them then there these they this to was we were what when where which who whom why will with would you your'.split(
+    ' ',
+  ),
 );
 
 function stemmer(): (w: string) => string {

@@ -44,9 +44,61 @@ export interface QualitySet {
   queries: LabelledQuery[];
 }
 
-const SERVICE_ROOTS = ['ledger', 'atlas', 'beacon', 'cobalt', 'ember', 'harbor', 'iris', 'juniper', 'kepler', 'lumen', 'meridian', 'nimbus', 'orion', 'pylon', 'quartz', 'raven', 'sierra', 'tundra', 'vega', 'willow'];
+const SERVICE_ROOTS = [
+  'ledger',
+  'atlas',
+  'beacon',
+  'cobalt',
+  'ember',
+  'harbor',
+  'iris',
+  'juniper',
+  'kepler',
+  'lumen',
+  'meridian',
+  'nimbus',
+  'orion',
+  'pylon',
+  'quartz',
+  'raven',
+  'sierra',
+  'tundra',
+  'vega',
+  'willow',
+];
 const SERVICE_KINDS = ['api', 'worker', 'gateway', 'scheduler'];
-const PEOPLE = ['Alice', 'Bruno', 'Chiara', 'Dmitri', 'Esther', 'Farid', 'Greta', 'Hiro', 'Ines', 'Jonas', 'Kemal', 'Leila', 'Marco', 'Nadia', 'Oskar', 'Priya', 'Quentin', 'Rosa', 'Soren', 'Tamar', 'Umar', 'Vera', 'Wen', 'Ximena', 'Yusuf', 'Zofia', 'Anton', 'Beatriz', 'Cyril', 'Dalia'];
+const PEOPLE = [
+  'Alice',
+  'Bruno',
+  'Chiara',
+  'Dmitri',
+  'Esther',
+  'Farid',
+  'Greta',
+  'Hiro',
+  'Ines',
+  'Jonas',
+  'Kemal',
+  'Leila',
+  'Marco',
+  'Nadia',
+  'Oskar',
+  'Priya',
+  'Quentin',
+  'Rosa',
+  'Soren',
+  'Tamar',
+  'Umar',
+  'Vera',
+  'Wen',
+  'Ximena',
+  'Yusuf',
+  'Zofia',
+  'Anton',
+  'Beatriz',
+  'Cyril',
+  'Dalia',
+];
 const TEAMS = ['Otter', 'Heron', 'Lynx', 'Badger', 'Marten', 'Osprey', 'Puffin', 'Wombat', 'Gecko', 'Bison', 'Koala', 'Walrus'];
 const DAYS = ['Monday', 'Tuesday', 'Wednesday', 'Thursday', 'Friday'];
 const MONTHS = ['January', 'February', 'March', 'April', 'May', 'June', 'July', 'August', 'September', 'October', 'November', 'December'];
@@ -78,21 +130,76 @@ interface Concept {
 }
 
 const SERVICE_CONCEPTS: Concept[] = [
-  { name: 'retries', memory: (s, v) => `${s} retries failed requests at most ${v} times before giving up.`, query: (s) => `how many repeat attempts does ${s} make when a call does not succeed?`, value: (r) => String(2 + Math.floor(r() * 6)) },
-  { name: 'timeout', memory: (s, v) => `Requests to ${s} time out after ${v} seconds.`, query: (s) => `how long before a call to ${s} is abandoned?`, value: (r) => String(5 + Math.floor(r() * 55)) },
-  { name: 'pager', memory: (s, v) => `Pages for ${s} go to ${v} this quarter.`, query: (s) => `who gets woken up at night when ${s} breaks?`, value: (r) => PEOPLE[Math.floor(r() * PEOPLE.length)]! },
-  { name: 'release', memory: (s, v) => `${s} ships to production every ${v}.`, query: (s) => `on which weekday do new versions of ${s} go live?`, value: (r) => DAYS[Math.floor(r() * DAYS.length)]! },
-  { name: 'storage', memory: (s, v) => `${s} keeps its state in ${v}.`, query: (s) => `which database engine backs ${s}?`, value: (r) => DATABASES[Math.floor(r() * DATABASES.length)]! },
-  { name: 'cost', memory: (s, v) => `${s} spends about ${v} thousand dollars a month on compute.`, query: (s) => `how expensive is ${s} to run?`, value: (r) => String(3 + Math.floor(r() * 40)) },
-  { name: 'sunset', memory: (s, v) => `${s} will be switched off at the end of ${v}.`, query: (s) => `when is ${s} being retired?`, value: (r) => MONTHS[Math.floor(r() * MONTHS.length)]! },
-  { name: 'language', memory: (s, v) => `${s} is written in ${v}.`, query: (s) => `which programming language was used to build ${s}?`, value: (r) => LANGUAGES[Math.floor(r() * LANGUAGES.length)]! },
-  { name: 'ratelimit', memory: (s, v) => `${s} allows ${v} calls per minute for each client.`, query: (s) => `what is the throttling threshold of ${s}?`, value: (r) => String(60 * (1 + Math.floor(r() * 20))) },
+  {
+    name: 'retries',
+    memory: (s, v) => `${s} retries failed requests at most ${v} times before giving up.`,
+    query: (s) => `how many repeat attempts does ${s} make when a call does not succeed?`,
+    value: (r) => String(2 + Math.floor(r() * 6)),
+  },
+  {
+    name: 'timeout',
+    memory: (s, v) => `Requests to ${s} time out after ${v} seconds.`,
+    query: (s) => `how long before a call to ${s} is abandoned?`,
+    value: (r) => String(5 + Math.floor(r() * 55)),
+  },
+  {
+    name: 'pager',
+    memory: (s, v) => `Pages for ${s} go to ${v} this quarter.`,
+    query: (s) => `who gets woken up at night when ${s} breaks?`,
+    value: (r) => PEOPLE[Math.floor(r() * PEOPLE.length)]!,
+  },
+  {
+    name: 'release',
+    memory: (s, v) => `${s} ships to production every ${v}.`,
+    query: (s) => `on which weekday do new versions of ${s} go live?`,
+    value: (r) => DAYS[Math.floor(r() * DAYS.length)]!,
+  },
+  {
+    name: 'storage',
+    memory: (s, v) => `${s} keeps its state in ${v}.`,
+    query: (s) => `which database engine backs ${s}?`,
+    value: (r) => DATABASES[Math.floor(r() * DATABASES.length)]!,
+  },
+  {
+    name: 'cost',
+    memory: (s, v) => `${s} spends about ${v} thousand dollars a month on compute.`,
+    query: (s) => `how expensive is ${s} to run?`,
+    value: (r) => String(3 + Math.floor(r() * 40)),
+  },
+  {
+    name: 'sunset',
+    memory: (s, v) => `${s} will be switched off at the end of ${v}.`,
+    query: (s) => `when is ${s} being retired?`,
+    value: (r) => MONTHS[Math.floor(r() * MONTHS.length)]!,
+  },
+  {
+    name: 'language',
+    memory: (s, v) => `${s} is written in ${v}.`,
+    query: (s) => `which programming language was used to build ${s}?`,
+    value: (r) => LANGUAGES[Math.floor(r() * LANGUAGES.length)]!,
+  },
+  {
+    name: 'ratelimit',
+    memory: (s, v) => `${s} allows ${v} calls per minute for each client.`,
+    query: (s) => `what is the throttling threshold of ${s}?`,
+    value: (r) => String(60 * (1 + Math.floor(r() * 20))),
+  },
 ];
 
 const PERSON_CONCEPTS: Concept[] = [
   { name: 'city', memory: (p, v) => `${p} works remotely from ${v}.`, query: (p) => `in which town is ${p} based?`, value: (r) => CITIES[Math.floor(r() * CITIES.length)]! },
-  { name: 'allergy', memory: (p, v) => `${p} is allergic to ${v}.`, query: (p) => `what food should we avoid ordering for ${p}?`, value: (r) => FOODS[Math.floor(r() * FOODS.length)]! },
-  { name: 'leave', memory: (p, v) => `${p} is on parental leave until ${v}.`, query: (p) => `when is ${p} back in the office?`, value: (r) => MONTHS[Math.floor(r() * MONTHS.length)]! },
+  {
+    name: 'allergy',
+    memory: (p, v) => `${p} is allergic to ${v}.`,
+    query: (p) => `what food should we avoid ordering for ${p}?`,
+    value: (r) => FOODS[Math.floor(r() * FOODS.length)]!,
+  },
+  {
+    name: 'leave',
+    memory: (p, v) => `${p} is on parental leave until ${v}.`,
+    query: (p) => `when is ${p} back in the office?`,
+    value: (r) => MONTHS[Math.floor(r() * MONTHS.length)]!,
+  },
 ];
 
 interface Detail {
@@ -103,11 +210,31 @@ interface Detail {
 }
 
 const DETAILS: Detail[] = [
-  { keyed: 'service', sentence: (s, _p, v) => `The metrics exporter of ${s} listens on port ${v}.`, query: (s) => `which port does the metrics endpoint of ${s} use?`, value: (r) => String(9000 + Math.floor(r() * 900)) },
-  { keyed: 'service', sentence: (s, _p, v) => `The ${s} runbook now lives in the ${v} wiki space.`, query: (s) => `where is the runbook for ${s} kept?`, value: (r) => WIKI[Math.floor(r() * WIKI.length)]! },
+  {
+    keyed: 'service',
+    sentence: (s, _p, v) => `The metrics exporter of ${s} listens on port ${v}.`,
+    query: (s) => `which port does the metrics endpoint of ${s} use?`,
+    value: (r) => String(9000 + Math.floor(r() * 900)),
+  },
+  {
+    keyed: 'service',
+    sentence: (s, _p, v) => `The ${s} runbook now lives in the ${v} wiki space.`,
+    query: (s) => `where is the runbook for ${s} kept?`,
+    value: (r) => WIKI[Math.floor(r() * WIKI.length)]!,
+  },
   { keyed: 'service', sentence: (s, p) => `${p} will present the ${s} postmortem next week.`, query: (s) => `who will give the postmortem talk about ${s}?`, value: () => '' },
-  { keyed: 'service', sentence: (s, _p, v) => `In the load test ${s} peaked at ${v} requests per second.`, query: (s) => `what peak request rate did ${s} hit in the load test?`, value: (r) => String(500 + Math.floor(r() * 9500)) },
-  { keyed: 'service', sentence: (s, _p, v) => `The TLS certificate of ${s} expires on ${v}.`, query: (s) => `when does the certificate of ${s} run out?`, value: (r) => `${1 + Math.floor(r() * 28)} ${MONTHS[Math.floor(r() * 12)]}` },
+  {
+    keyed: 'service',
+    sentence: (s, _p, v) => `In the load test ${s} peaked at ${v} requests per second.`,
+    query: (s) => `what peak request rate did ${s} hit in the load test?`,
+    value: (r) => String(500 + Math.floor(r() * 9500)),
+  },
+  {
+    keyed: 'service',
+    sentence: (s, _p, v) => `The TLS certificate of ${s} expires on ${v}.`,
+    query: (s) => `when does the certificate of ${s} run out?`,
+    value: (r) => `${1 + Math.floor(r() * 28)} ${MONTHS[Math.floor(r() * 12)]}`,
+  },
   { keyed: 'person', sentence: (s, p) => `${p} asked for read access to the ${s} logs.`, query: (_s, p) => `which service logs did ${p} want to read?`, value: () => '' },
 ];
 
@@ -210,7 +337,13 @@ export function makeQualitySet(seed: number, opts: QualityOptions = {}): Quality
       asked.push({ q: d.query(s, p) });
     }
     const body = shuffle([...sentences, ...shuffle([...NOTE_FILLER]).slice(0, 4)]);
-    const key = add({ content: `Weekly sync notes from ${dateWords(when)}. ${body.join(' ')}`, topic: 'weekly sync', tags: ['meeting', 'notes'], created_at: when.toISOString(), kind: 'detail' });
+    const key = add({
+      content: `Weekly sync notes from ${dateWords(when)}. ${body.join(' ')}`,
+      topic: 'weekly sync',
+      tags: ['meeting', 'notes'],
+      created_at: when.toISOString(),
+      kind: 'detail',
+    });
     query('detail', pick(asked).q, { [key]: 2 });
   }
 
@@ -224,7 +357,13 @@ export function makeQualitySet(seed: number, opts: QualityOptions = {}): Quality
     for (let j = 0; j < 4; j++) {
       // Statement 0 is always last week; the others spread over the five weeks before today.
       const d = j === 0 ? new Date(lastWeekStart.getTime() + Math.floor(r() * 5) * DAY_MS) : new Date(TODAY.getTime() - (1 + Math.floor(r() * 35)) * DAY_MS);
-      const key = add({ content: `On ${dateWords(d)}, ${p} said that ${pick(STATEMENTS)}.`, topic: `${p} update`, tags: [p.toLowerCase(), 'update'], created_at: d.toISOString(), kind: 'temporal' });
+      const key = add({
+        content: `On ${dateWords(d)}, ${p} said that ${pick(STATEMENTS)}.`,
+        topic: `${p} update`,
+        tags: [p.toLowerCase(), 'update'],
+        created_at: d.toISOString(),
+        kind: 'temporal',
+      });
       if (d >= lastWeekStart && d.getTime() < lastWeekStart.getTime() + 7 * DAY_MS) lastWeek.push(key);
       dated.push({ key, d });
     }
@@ -242,7 +381,16 @@ export function makeQualitySet(seed: number, opts: QualityOptions = {}): Quality
   const retroKey = new Map<string, string>();
   for (const t of TEAMS) {
     leadKey.set(t, add({ content: `${pick(PEOPLE)} leads the ${t} squad.`, topic: `${t} squad`, tags: ['team', t.toLowerCase()], created_at: null, kind: 'two_hop' }));
-    retroKey.set(t, add({ content: `The ${t} squad holds its retrospective every other ${pick(DAYS)}.`, topic: `${t} squad`, tags: ['team', t.toLowerCase()], created_at: null, kind: 'two_hop' }));
+    retroKey.set(
+      t,
+      add({
+        content: `The ${t} squad holds its retrospective every other ${pick(DAYS)}.`,
+        topic: `${t} squad`,
+        tags: ['team', t.toLowerCase()],
+        created_at: null,
+        kind: 'two_hop',
+      }),
+    );
   }
   const ownerKey = new Map<string, string>();
   for (const s of usedServices) {

@@ -76,10 +76,14 @@ export function hashFeatures(text: string): Map<string, number> {
 
 function weightOf(key: string): number {
   switch (key.charCodeAt(0)) {
-    case 0x77 /* w */: return WEIGHT_UNIGRAM;
-    case 0x62 /* b */: return WEIGHT_BIGRAM;
-    case 0x63 /* c */: return WEIGHT_CHARGRAM;
-    default: return 1;
+    case 0x77 /* w */:
+      return WEIGHT_UNIGRAM;
+    case 0x62 /* b */:
+      return WEIGHT_BIGRAM;
+    case 0x63 /* c */:
+      return WEIGHT_CHARGRAM;
+    default:
+      return 1;
   }
 }
 

@@ -25,7 +25,9 @@ export const KEYWORD_MODEL_ID = 'bm25-terms-v1';
 
 /** Same list as the BM25 baseline (bench/quality/bm25.ts), so the comparison is like for like. */
 export const STOP_WORDS: ReadonlySet<string> = new Set(
-  'a an and are as at be been but by can could did do does for from had has have how i if in into is it its me my no not of on or our so than that the their them then there these they this to was we were what when where which who whom why will with would you your'.split(' '),
+  'a an and are as at be been but by can could did do does for from had has have how i if in into is it its me my no not of on or our so than that the their them then there these they this to was we were what when where which who whom why will with would you your'.split(
+    ' ',
+  ),
 );
 
 const TERM = /[\p{L}\p{N}]+/gu;

@@ -12,9 +12,7 @@ import type { EncoderInfo, SpaceId } from './types.js';
 export type { E1Config, EncoderConfig } from './encoder.js';
 
 /** Every task carries the config, so any worker (including a respawned one) builds the same encoders. */
-export type EmbedWorkerTask =
-  | { op: 'info'; config: EncoderConfig }
-  | { op: 'embed'; config: EncoderConfig; texts: string[]; spaces: SpaceId[] };
+export type EmbedWorkerTask = { op: 'info'; config: EncoderConfig } | { op: 'embed'; config: EncoderConfig; texts: string[]; spaces: SpaceId[] };
 
 /** `info` answers EncoderInfo[]; `embed` one vector list per requested space. */
 export type EmbedWorkerResult = EncoderInfo[] | Partial<Record<SpaceId, Float32Array[]>>;

@@ -3,8 +3,7 @@
  * always records the model that made it (model_id): vectors of two models are never mixed in
  * one index or one comparison.
  */
-export type SpaceId =
-  | 'E1' | 'E2' | 'E3' | 'E4' | 'E5' | 'E6' | 'E7' | 'E8' | 'E9' | 'E10' | 'E11' | 'E12' | 'E13';
+export type SpaceId = 'E1' | 'E2' | 'E3' | 'E4' | 'E5' | 'E6' | 'E7' | 'E8' | 'E9' | 'E10' | 'E11' | 'E12' | 'E13';
 
 /**
  * How a space's vectors are indexed and searched (src/index/kinds/): dense = fixed-length unit

@@ -53,7 +53,10 @@ export class SparseIndex {
   private acc = new Float64Array(0);
   private touched = new Uint32Array(0);
 
-  constructor(readonly k1: number = BM25_K1, readonly b: number = BM25_B) {}
+  constructor(
+    readonly k1: number = BM25_K1,
+    readonly b: number = BM25_B,
+  ) {}
 
   get size(): number {
     return this.slotOf.size;

@@ -36,9 +36,7 @@ export function createVectorIndexes(opts: { logger?: Logger } = {}): VectorIndex
     if (closed) return Promise.reject(new Error('the vector indexes are closed'));
     if (transfer && transfer.byteLength > TRANSFER_MIN_BYTES) {
       // A custom Transferable: Piscina unwraps it to the task and moves the buffer with it.
-      return pool.run(
-        Piscina.move({ [Piscina.transferableSymbol]: transfer, [Piscina.valueSymbol]: task } as never),
-      ) as Promise<IndexResults[K]>;
+      return pool.run(Piscina.move({ [Piscina.transferableSymbol]: transfer, [Piscina.valueSymbol]: task } as never)) as Promise<IndexResults[K]>;
     }
     return pool.run(task) as Promise<IndexResults[K]>;
   }

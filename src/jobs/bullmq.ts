@@ -3,16 +3,7 @@ import { Redis } from 'ioredis';
 import { AppError } from '../errors.js';
 import { createLogger, type Logger } from '../log.js';
 import { JobEventBus } from './events.js';
-import {
-  JobFailedError,
-  JobTimeoutError,
-  type EnqueueOptions,
-  type JobContext,
-  type JobHandle,
-  type JobHandler,
-  type JobProgress,
-  type JobQueue,
-} from './queue.js';
+import { JobFailedError, JobTimeoutError, type EnqueueOptions, type JobContext, type JobHandle, type JobHandler, type JobProgress, type JobQueue } from './queue.js';
 import { isConnectionError, rateLimitedErrorLog, waitForReady } from './redis-connection.js';
 
 export interface BullmqQueueOptions {
@@ -256,9 +247,7 @@ export function createBullmqQueue(redisUrl: string, opts: BullmqQueueOptions = {
         { connection: { ...workerConnection }, prefix, concurrency: options.concurrency ?? 1 },
       );
       worker.on('error', (err) => logRedisError('worker', err));
-      worker.on('failed', (job, err) =>
-        logger.warn({ err, jobId: job?.id, type: job?.name, attempt: job?.attemptsMade }, 'job attempt failed'),
-      );
+      worker.on('failed', (job, err) => logger.warn({ err, jobId: job?.id, type: job?.name, attempt: job?.attemptsMade }, 'job attempt failed'));
     },
 
     async counts() {

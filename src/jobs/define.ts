@@ -11,12 +11,7 @@ import { JobFailedError, type EnqueueOptions, type JobHandle, type JobProgress, 
  * through JSON to match), so the schemas describe JSON values: no Dates, no Maps, and no
  * transforms whose output would not parse again, since each side parses what it receives.
  */
-export interface JobDefinition<
-  P extends z.ZodType = z.ZodType,
-  G extends z.ZodType<JobProgress> = z.ZodType<JobProgress>,
-  R extends z.ZodType = z.ZodType,
-  Deps = unknown,
-> {
+export interface JobDefinition<P extends z.ZodType = z.ZodType, G extends z.ZodType<JobProgress> = z.ZodType<JobProgress>, R extends z.ZodType = z.ZodType, Deps = unknown> {
   /** The name on the queue: unique among the jobs of one deployment. */
   readonly type: string;
   readonly payload: P;

@@ -1,15 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Logger } from '../log.js';
 import { JobEventBus } from './events.js';
-import {
-  JobFailedError,
-  JobTimeoutError,
-  type EnqueueOptions,
-  type JobContext,
-  type JobHandle,
-  type JobHandler,
-  type JobQueue,
-} from './queue.js';
+import { JobFailedError, JobTimeoutError, type EnqueueOptions, type JobContext, type JobHandle, type JobHandler, type JobQueue } from './queue.js';
 
 export interface InProcessQueueOptions {
   /** Jobs run at once when `consume()` gives no concurrency. Default 1, as a BullMQ Worker. */
@@ -251,10 +243,7 @@ export function createInProcessQueue(opts: InProcessQueueOptions = {}): JobQueue
 function withTimeout(done: Promise<unknown>, timeoutMs: number | undefined, jobId: string): Promise<unknown> {
   if (timeoutMs === undefined) return done;
   return new Promise((resolve, reject) => {
-    const timer = setTimeout(
-      () => reject(new JobTimeoutError(`job ${jobId} did not finish within ${timeoutMs} ms`)),
-      timeoutMs,
-    );
+    const timer = setTimeout(() => reject(new JobTimeoutError(`job ${jobId} did not finish within ${timeoutMs} ms`)), timeoutMs);
     done.then(
       (value) => {
         clearTimeout(timer);

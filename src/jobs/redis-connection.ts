@@ -44,10 +44,7 @@ export function rateLimitedErrorLog(logger: Logger, base: Record<string, unknown
       entry.suppressed++;
       return;
     }
-    logger.warn(
-      { ...base, source, err, suppressed: entry?.suppressed ?? 0 },
-      'job queue: Redis connection error',
-    );
+    logger.warn({ ...base, source, err, suppressed: entry?.suppressed ?? 0 }, 'job queue: Redis connection error');
     last.set(source, { at: now, suppressed: 0 });
   };
 }

@@ -10,12 +10,7 @@ import { UnrecoverableJobError, type JobHandler, type JobProgress, type JobQueue
  * another version, a result or progress that breaks the job's own schema, each fail the job
  * at once, since a retry would break the same way.
  */
-export async function consumeJobs<Deps>(
-  queue: JobQueue,
-  jobs: ReadonlyArray<AnyJobDefinition<Deps>>,
-  deps: Deps,
-  options: { concurrency?: number } = {},
-): Promise<void> {
+export async function consumeJobs<Deps>(queue: JobQueue, jobs: ReadonlyArray<AnyJobDefinition<Deps>>, deps: Deps, options: { concurrency?: number } = {}): Promise<void> {
   const handlers: Record<string, JobHandler> = {};
   for (const job of jobs) {
     if (Object.hasOwn(handlers, job.type)) throw new Error(`two job definitions have the type ${job.type}`);

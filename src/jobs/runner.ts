@@ -44,17 +44,9 @@ export interface JobRunner {
    * a JobAccepted when the wait is over first. Rejects with InvalidJobPayloadError (nothing
    * enqueued) or JobFailedError (the job failed for good, with the handler's message).
    */
-  run<J extends AnyJobDefinition>(
-    job: J,
-    payload: JobPayload<J>,
-    options?: RunOptions<JobProgressOf<J>>,
-  ): Promise<JobResultOf<J> | JobAccepted>;
+  run<J extends AnyJobDefinition>(job: J, payload: JobPayload<J>, options?: RunOptions<JobProgressOf<J>>): Promise<JobResultOf<J> | JobAccepted>;
   /** Enqueues without waiting; the handle awaits the result or listens to progress. */
-  enqueue<J extends AnyJobDefinition>(
-    job: J,
-    payload: JobPayload<J>,
-    options?: EnqueueOptions,
-  ): Promise<JobHandle<JobResultOf<J>, JobProgressOf<J>>>;
+  enqueue<J extends AnyJobDefinition>(job: J, payload: JobPayload<J>, options?: EnqueueOptions): Promise<JobHandle<JobResultOf<J>, JobProgressOf<J>>>;
 }
 
 export function createJobRunner(opts: {
@@ -99,12 +91,7 @@ export function createJobRunner(opts: {
 }
 
 /** Parses each report with the job's schema and hands it on, one callback at a time. */
-function forwardInOrder<J extends AnyJobDefinition>(
-  job: J,
-  callback: (progress: JobProgressOf<J>) => void | Promise<void>,
-  jobId: string,
-  logger: Logger | undefined,
-) {
+function forwardInOrder<J extends AnyJobDefinition>(job: J, callback: (progress: JobProgressOf<J>) => void | Promise<void>, jobId: string, logger: Logger | undefined) {
   let chain: Promise<void> = Promise.resolve();
   return {
     push(raw: unknown): void {
@@ -114,9 +101,7 @@ function forwardInOrder<J extends AnyJobDefinition>(
         logger?.debug({ jobId, type: job.type }, 'unreadable job progress skipped');
         return;
       }
-      chain = chain
-        .then(() => callback(parsed.data as JobProgressOf<J>))
-        .catch((err: unknown) => logger?.warn({ err, jobId, type: job.type }, 'job progress callback threw'));
+      chain = chain.then(() => callback(parsed.data as JobProgressOf<J>)).catch((err: unknown) => logger?.warn({ err, jobId, type: job.type }, 'job progress callback threw'));
     },
     drained: () => chain,
   };

@@ -20,7 +20,11 @@ interface Surface {
  * stand-in App is enough: the docs come from the same schemas that validate calls.
  */
 export async function listSurface(): Promise<Surface> {
-  const standIn = { config: { toolsets: ['all'] }, logger: { child: () => standIn.logger, error() {}, warn() {}, info() {}, debug() {} }, services: { changes: { on() {}, off() {} } } } as unknown as App;
+  const standIn = {
+    config: { toolsets: ['all'] },
+    logger: { child: () => standIn.logger, error() {}, warn() {}, info() {}, debug() {} },
+    services: { changes: { on() {}, off() {} } },
+  } as unknown as App;
   const server = createMcpServer(standIn, { actor: 'docs' });
   const [a, b] = InMemoryTransport.createLinkedPair();
   const client = new Client({ name: 'docs', version: '1.0.0' });
@@ -39,7 +43,9 @@ export async function listSurface(): Promise<Surface> {
 }
 
 function cell(text: unknown): string {
-  return String(text ?? '').replace(/\|/g, '\\|').replace(/\n+/g, ' ');
+  return String(text ?? '')
+    .replace(/\|/g, '\\|')
+    .replace(/\n+/g, ' ');
 }
 
 function typeOf(schema: Record<string, unknown>): string {
@@ -47,7 +53,12 @@ function typeOf(schema: Record<string, unknown>): string {
   if (schema.type === 'array') return `${typeOf((schema.items ?? {}) as Record<string, unknown>)}[]`;
   if (Array.isArray(schema.anyOf)) return (schema.anyOf as Record<string, unknown>[]).map(typeOf).join(' | ');
   const bounds: string[] = [];
-  for (const [k, label] of [['minimum', '≥'], ['maximum', '≤'], ['minLength', 'len ≥'], ['maxLength', 'len ≤']] as const) {
+  for (const [k, label] of [
+    ['minimum', '≥'],
+    ['maximum', '≤'],
+    ['minLength', 'len ≥'],
+    ['maxLength', 'len ≤'],
+  ] as const) {
     if (typeof schema[k] === 'number') bounds.push(`${label} ${schema[k]}`);
   }
   return `${String(schema.type ?? 'any')}${bounds.length ? ` (${bounds.join(', ')})` : ''}`;
@@ -55,11 +66,16 @@ function typeOf(schema: Record<string, unknown>): string {
 
 export function renderReference(s: Surface): string {
   const out: string[] = [REFERENCE_BEGIN, '', '### Tools', ''];
-  out.push('Every tool also takes `format`: `markdown` (default) | `json` | `both`. Aliases are listed with the field they name (`type`→`memory_type`, `project`→`project_id`, `k`→`limit`, `query`↔`query_text`, `text`↔`content`); a single string is accepted where a list of strings is expected. Only the `core` toolset is listed by default: `toolsets {"enable": [...]}` or `--toolsets` switches others on; the toolset of each tool is named below.', '');
+  out.push(
+    'Every tool also takes `format`: `markdown` (default) | `json` | `both`. Aliases are listed with the field they name (`type`→`memory_type`, `project`→`project_id`, `k`→`limit`, `query`↔`query_text`, `text`↔`content`); a single string is accepted where a list of strings is expected. Only the `core` toolset is listed by default: `toolsets {"enable": [...]}` or `--toolsets` switches others on; the toolset of each tool is named below.',
+    '',
+  );
   for (const t of s.tools) {
     const [summary, ...rest] = (t.description ?? '').split('\n');
     const toolset = (t._meta as Record<string, unknown> | undefined)?.['context-graph/toolset'];
-    const hints = Object.entries(t.annotations ?? {}).filter(([k, v]) => k.endsWith('Hint') && v === true).map(([k]) => k.replace('Hint', ''));
+    const hints = Object.entries(t.annotations ?? {})
+      .filter(([k, v]) => k.endsWith('Hint') && v === true)
+      .map(([k]) => k.replace('Hint', ''));
     out.push(`#### \`${t.name}\` — ${t.title ?? t.name}`, '', summary ?? '', '');
     out.push(`Toolset \`${String(toolset)}\`${hints.length ? `; ${hints.join(', ')}` : ''}.`, '');
     const props = (t.inputSchema.properties ?? {}) as Record<string, Record<string, unknown>>;
@@ -69,7 +85,9 @@ export function renderReference(s: Surface): string {
     out.push('| parameter | type | default | meaning |', '|---|---|---|---|');
     for (const [name, p] of Object.entries(props)) {
       if (name === 'format') continue;
-      out.push(`| \`${name}\`${required.has(name) ? ' (required)' : ''} | ${cell(typeOf(p))} | ${p.default === undefined ? '' : `\`${cell(JSON.stringify(p.default))}\``} | ${cell(p.description)} |`);
+      out.push(
+        `| \`${name}\`${required.has(name) ? ' (required)' : ''} | ${cell(typeOf(p))} | ${p.default === undefined ? '' : `\`${cell(JSON.stringify(p.default))}\``} | ${cell(p.description)} |`,
+      );
     }
     out.push('');
     for (const line of rest) {
@@ -85,9 +103,13 @@ export function renderReference(s: Surface): string {
   out.push('', '### Prompts', '', '| prompt | arguments | what it is for |', '|---|---|---|');
   for (const p of s.prompts) out.push(`| \`${p.name}\` | ${(p.arguments ?? []).map((a) => `\`${a.name}\`${a.required ? '' : '?'}`).join(', ')} | ${cell(p.description)} |`);
   out.push('', '### Error codes', '');
-  out.push('Tool failures arrive as a `toolError:v1` payload in a tool result (channel `tool`); resource failures arrive as a JSON-RPC error (channel `jsonrpc`), where bad parameters answer -32602 and unexpected failures -32603. A number means what its channel says: -32002 is INVALID_PARAMS in a tool result and RESOURCE_NOT_FOUND in a JSON-RPC error.', '');
+  out.push(
+    'Tool failures arrive as a `toolError:v1` payload in a tool result (channel `tool`); resource failures arrive as a JSON-RPC error (channel `jsonrpc`), where bad parameters answer -32602 and unexpected failures -32603. A number means what its channel says: -32002 is INVALID_PARAMS in a tool result and RESOURCE_NOT_FOUND in a JSON-RPC error.',
+    '',
+  );
   out.push('| code | channel | numeric code | HTTP | retryable | hint |', '|---|---|---|---|---|---|');
-  for (const [code, e] of Object.entries(ERROR_REGISTRY)) out.push(`| \`${code}\` | ${e.channel} | ${e.rpcCode} | ${e.httpStatus} | ${e.retryable ? 'yes' : 'no'} | ${cell(e.hint)} |`);
+  for (const [code, e] of Object.entries(ERROR_REGISTRY))
+    out.push(`| \`${code}\` | ${e.channel} | ${e.rpcCode} | ${e.httpStatus} | ${e.retryable ? 'yes' : 'no'} | ${cell(e.hint)} |`);
   out.push('', REFERENCE_END);
   return out.join('\n');
 }

@@ -19,16 +19,20 @@ function userMessage(description: string, text: string): GetPromptResult {
 }
 
 function projectLine(projectId: string | undefined): string {
-  return projectId ? `Project: \`${projectId}\` (pass "project_id": ${JSON.stringify(projectId)} on every call).` : 'Project: `default` unless the material clearly belongs to another project (read knowledge://projects to see which exist).';
+  return projectId
+    ? `Project: \`${projectId}\` (pass "project_id": ${JSON.stringify(projectId)} on every call).`
+    : 'Project: `default` unless the material clearly belongs to another project (read knowledge://projects to see which exist).';
 }
 
 export function registerPrompts(mcp: McpServer, app: App): void {
-  const projects = completable(
-    z.string().optional().describe('Project (namespace) to work in; completes from the projects that hold entries.'),
-    async (value) => app.services.resourceReads.projectIdsWithPrefix(value ?? '', COMPLETION_LIMIT),
+  const projects = completable(z.string().optional().describe('Project (namespace) to work in; completes from the projects that hold entries.'), async (value) =>
+    app.services.resourceReads.projectIdsWithPrefix(value ?? '', COMPLETION_LIMIT),
   );
   const memoryType = completable(
-    z.string().optional().describe(`Memory type for every stored item: ${MEMORY_TYPES.join(', ')} (default: chosen per item).`),
+    z
+      .string()
+      .optional()
+      .describe(`Memory type for every stored item: ${MEMORY_TYPES.join(', ')} (default: chosen per item).`),
     (value) => MEMORY_TYPES.filter((t) => t.startsWith(value ?? '')),
   );
 
@@ -36,7 +40,8 @@ export function registerPrompts(mcp: McpServer, app: App): void {
     'ingest_memory',
     {
       title: 'Ingest memory',
-      description: 'Turn a piece of text (notes, a conversation, a document) into durable memories with the store tool, one idea per call, without duplicating what is already known.',
+      description:
+        'Turn a piece of text (notes, a conversation, a document) into durable memories with the store tool, one idea per call, without duplicating what is already known.',
       argsSchema: {
         text: z.string().min(1).describe('The material to remember.'),
         project_id: projects,
@@ -100,11 +105,11 @@ Question: ${question}`,
     'correct_stale_fact',
     {
       title: 'Correct a stale fact',
-      description: 'Find the memory entry that holds an outdated fact and correct it through update (supersedes: true when the old fact was true until now), keeping history; undo stays possible.',
+      description:
+        'Find the memory entry that holds an outdated fact and correct it through update (supersedes: true when the old fact was true until now), keeping history; undo stays possible.',
       argsSchema: {
-        fact_or_id: completable(
-          z.string().min(1).describe('The outdated fact in words, or the id of its entry (completes by id prefix).'),
-          async (value) => app.services.resourceReads.entryIdsWithPrefix(value ?? '', COMPLETION_LIMIT),
+        fact_or_id: completable(z.string().min(1).describe('The outdated fact in words, or the id of its entry (completes by id prefix).'), async (value) =>
+          app.services.resourceReads.entryIdsWithPrefix(value ?? '', COMPLETION_LIMIT),
         ),
         correction: z.string().min(1).describe('What is true now.'),
         project_id: projects,

@@ -73,10 +73,18 @@ export function createMcpServer(app: App, opts: { actor: string }): McpServer {
     const name = request.params.name;
     const tool = compiledTools().get(name);
     const toolset = TOOLSET_OF.get(name);
-    if (!tool || !toolset) return presentError(toErrorPayload(new AppError('UNKNOWN_TOOL', `Unknown tool "${name}". Call tools/list, or \`toolsets\` to see every family.`), app.logger));
+    if (!tool || !toolset)
+      return presentError(toErrorPayload(new AppError('UNKNOWN_TOOL', `Unknown tool "${name}". Call tools/list, or \`toolsets\` to see every family.`), app.logger));
     if (!toolsets.isEnabled(toolset)) {
       return presentError(
-        toErrorPayload(new AppError('TOOLSET_DISABLED', `Tool "${name}" is in the toolset "${toolset}", which is not enabled in this session. Enable it with toolsets {"enable": ["${toolset}"]}.`, { toolset }), app.logger),
+        toErrorPayload(
+          new AppError(
+            'TOOLSET_DISABLED',
+            `Tool "${name}" is in the toolset "${toolset}", which is not enabled in this session. Enable it with toolsets {"enable": ["${toolset}"]}.`,
+            { toolset },
+          ),
+          app.logger,
+        ),
       );
     }
     const progressToken = request.params._meta?.progressToken;

@@ -1,9 +1,5 @@
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
-import {
-  SubscribeRequestSchema,
-  UnsubscribeRequestSchema,
-  type ServerNotification,
-} from '@modelcontextprotocol/sdk/types.js';
+import { SubscribeRequestSchema, UnsubscribeRequestSchema, type ServerNotification } from '@modelcontextprotocol/sdk/types.js';
 import type { App } from '../app.js';
 import type { TxEvent } from '../services/change-feed.js';
 import { resolveUri, resourceNotFound, type ResolvedUri } from './resources/router.js';

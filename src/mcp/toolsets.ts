@@ -45,7 +45,9 @@ export class SessionToolsets implements ToolsetSwitch {
   async set(names: readonly string[], on: boolean): Promise<string[]> {
     // The switch cannot switch itself off.
     const changed = names.filter((n) => n !== 'core' && this.enabled.has(n) !== on);
-    for (const n of changed) if (on) this.enabled.add(n); else this.enabled.delete(n);
+    for (const n of changed)
+      if (on) this.enabled.add(n);
+      else this.enabled.delete(n);
     if (changed.length) await this.onChange();
     return changed;
   }

@@ -32,7 +32,10 @@ export class ChangeFeed extends EventEmitter<{ tx: [TxEvent] }> {
   private timer: NodeJS.Timeout | null = null;
   private catchingUp: Promise<void> = Promise.resolve();
 
-  constructor(private readonly db: Db, private readonly logger: Logger) {
+  constructor(
+    private readonly db: Db,
+    private readonly logger: Logger,
+  ) {
     super();
   }
 

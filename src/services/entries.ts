@@ -3,9 +3,7 @@ import { AppError } from '../errors.js';
 import type { Db } from '../store/db.js';
 import { retractEmbeddings } from '../store/embeddings-repo.js';
 import { lockLiveEdgesOfNodes, softDeleteEdges } from '../store/edges-repo.js';
-import {
-  closeNode, editNode, insertNode, liveIdsSimilarTo, lockNodesById, recentlyUpdatedIds, softDeleteNodes, transactionNow, type NodeRecord,
-} from '../store/nodes-repo.js';
+import { closeNode, editNode, insertNode, liveIdsSimilarTo, lockNodesById, recentlyUpdatedIds, softDeleteNodes, transactionNow, type NodeRecord } from '../store/nodes-repo.js';
 import type { EmbeddingScheduler } from './embedding-scheduler.js';
 import { contentHash, image, writeTransaction } from './writes.js';
 
@@ -44,7 +42,10 @@ const UPDATABLE = ['content', 'topic', 'tags', 'importance', 'confidence', 'memo
 
 /** An unknown or deleted id; the update tool adds close ids to the NODE_NOT_FOUND error. */
 export class EntryNotFoundError extends AppError {
-  constructor(readonly id: string, readonly deleted: boolean) {
+  constructor(
+    readonly id: string,
+    readonly deleted: boolean,
+  ) {
     super('NODE_NOT_FOUND', deleted ? `Entry ${id} is deleted.` : `No entry has id ${id}.`, { id, deleted });
   }
 }
@@ -54,8 +55,6 @@ function checkInterval(from: Date | null, to: Date | null): void {
     throw new AppError('INVALID_PARAMS', 'valid_to: must not be before valid_from', { issues: [{ path: 'valid_to', message: 'must not be before valid_from' }] });
   }
 }
-
-
 
 /** Edits and soft deletes of entries (memory nodes), each one logged transaction. */
 export class EntriesService {
@@ -97,10 +96,14 @@ export class EntriesService {
 
       const supersededBy = old.metadata.superseded_by;
       if (old.valid_to !== null || typeof supersededBy === 'string') {
-        throw new AppError('CONFLICT', `Entry ${old.id} is already closed${typeof supersededBy === 'string' ? ` (superseded by ${supersededBy})` : ''}; update the current entry instead.`, {
-          id: old.id,
-          superseded_by: supersededBy ?? null,
-        });
+        throw new AppError(
+          'CONFLICT',
+          `Entry ${old.id} is already closed${typeof supersededBy === 'string' ? ` (superseded by ${supersededBy})` : ''}; update the current entry instead.`,
+          {
+            id: old.id,
+            superseded_by: supersededBy ?? null,
+          },
+        );
       }
       // The new fact holds from valid_from (default now); the old one holds until then.
       const now = await transactionNow(tx);
@@ -150,9 +153,19 @@ export class EntriesService {
       for (const id of ids) log({ entity: 'node', entityId: id, before: image(found.get(id)!), after: image(byId.get(id)!) });
 
       const edgesBefore = await lockLiveEdgesOfNodes(tx, ids);
-      const afterById = new Map((await softDeleteEdges(tx, edgesBefore.map((e) => e.id))).map((e) => [e.id, e]));
+      const afterById = new Map(
+        (
+          await softDeleteEdges(
+            tx,
+            edgesBefore.map((e) => e.id),
+          )
+        ).map((e) => [e.id, e]),
+      );
       for (const e of edgesBefore) log({ entity: 'edge', entityId: e.id, before: image(e), after: image(afterById.get(e.id)!) });
-      await retractEmbeddings(tx, rows.map((r) => r.nid));
+      await retractEmbeddings(
+        tx,
+        rows.map((r) => r.nid),
+      );
       return { ids, edgesDeleted: edgesBefore.length };
     });
     return { txId, ...result };

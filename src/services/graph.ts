@@ -29,7 +29,6 @@ export const MAX_RELATE_BATCH = 100;
 export const MAX_ENTITY_NAME = 256;
 export const MAX_PREDICATE = 128;
 
-
 const ULID_RE = /^[0-9A-HJKMNP-TV-Z]{26}$/i;
 
 /** Whether `ref` is shaped like an entry id (a ULID) rather than an entity name. */
@@ -214,7 +213,11 @@ export class GraphService {
       const subject = t.subject.trim();
       const object = t.object.trim();
       const predicate = t.predicate.trim();
-      for (const [field, v, max] of [['subject', subject, MAX_ENTITY_NAME], ['object', object, MAX_ENTITY_NAME], ['predicate', predicate, MAX_PREDICATE]] as const) {
+      for (const [field, v, max] of [
+        ['subject', subject, MAX_ENTITY_NAME],
+        ['object', object, MAX_ENTITY_NAME],
+        ['predicate', predicate, MAX_PREDICATE],
+      ] as const) {
         if (v.length === 0) throw new AppError('INVALID_PARAMS', `triples[${index}].${field} must not be empty.`, { field, index });
         if (v.length > max) throw new AppError('INVALID_PARAMS', `triples[${index}].${field} must be at most ${max} characters.`, { field, index, maximum: max });
       }
@@ -223,7 +226,8 @@ export class GraphService {
       }
       for (const field of ['weight', 'confidence'] as const) {
         const v = t[field];
-        if (v !== undefined && !(v >= 0 && v <= 1)) throw new AppError('INVALID_PARAMS', `triples[${index}].${field} must be between 0 and 1.`, { field, index, minimum: 0, maximum: 1 });
+        if (v !== undefined && !(v >= 0 && v <= 1))
+          throw new AppError('INVALID_PARAMS', `triples[${index}].${field} must be between 0 and 1.`, { field, index, minimum: 0, maximum: 1 });
       }
       const validFrom = t.valid_from ?? null;
       const validTo = t.valid_to ?? null;
@@ -231,7 +235,12 @@ export class GraphService {
         throw new AppError('INVALID_PARAMS', `triples[${index}]: valid_from must not be after valid_to.`, { field: 'valid_to', index });
       }
       return {
-        index, subject, object, predicate, validFrom, validTo,
+        index,
+        subject,
+        object,
+        predicate,
+        validFrom,
+        validTo,
         edgeType: t.edge_type ?? 'Relational',
         weight: t.weight ?? 1,
         confidence: t.confidence ?? 1,
@@ -327,9 +336,7 @@ export class GraphService {
       start = asOf === null ? ((await liveNodesById(db, [id])).map(nodeView)[0] ?? null) : ((await nodeImages(db, asOf, [id]))[0] ?? null);
     }
     if (!start && ref.length > 0) {
-      start = asOf === null
-        ? await liveEntityByName(db, projectId, ref).then((n) => (n ? nodeView(n) : null))
-        : await entityByNameAsOf(db, asOf, projectId, ref);
+      start = asOf === null ? await liveEntityByName(db, projectId, ref).then((n) => (n ? nodeView(n) : null)) : await entityByNameAsOf(db, asOf, projectId, ref);
     }
     if (!start) return { found: false, suggestions: await this.suggest(ref, projectId), asOfTxId: reflects };
 

@@ -20,9 +20,7 @@ export interface Health {
 
 /** The preflight report (seed 004 health resource, `/healthz`): every figure read live. */
 export class HealthService {
-  constructor(
-    private readonly deps: { db: Db; queue: JobQueue; embedder: Embedder; indexes: VectorIndexes; indexSync: IndexSync; consumesJobs: boolean },
-  ) {}
+  constructor(private readonly deps: { db: Db; queue: JobQueue; embedder: Embedder; indexes: VectorIndexes; indexSync: IndexSync; consumesJobs: boolean }) {}
 
   async report(): Promise<Health> {
     const { db, queue, embedder, indexes, indexSync, consumesJobs } = this.deps;

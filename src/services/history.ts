@@ -194,9 +194,13 @@ export class HistoryService {
         picked = await unrevertedTxs(tx, req.steps ?? 1, req.redo ? 'redo-stack' : 'undo-stack', req.onlyActor ?? null);
         if (picked.length === 0) {
           const whose = req.onlyActor ? ' of this session' : '';
-          throw new AppError('CONFLICT', req.redo ? `Nothing to redo: no undo${whose} is waiting to be re-applied.` : `Nothing to undo: every transaction${whose} is already reverted.`, {
-            ...(req.onlyActor ? { scope: 'session' } : {}),
-          });
+          throw new AppError(
+            'CONFLICT',
+            req.redo ? `Nothing to redo: no undo${whose} is waiting to be re-applied.` : `Nothing to undo: every transaction${whose} is already reverted.`,
+            {
+              ...(req.onlyActor ? { scope: 'session' } : {}),
+            },
+          );
         }
       }
       targets = picked.map((t) => t.tx_id).sort((a, b) => a - b);
@@ -206,7 +210,9 @@ export class HistoryService {
     if (toEmbed.length > 0 && this.deps.embedding) await this.deps.embedding.schedule(toEmbed);
     if (removedNids.length > 0 && this.deps.indexes) {
       for (const space of this.deps.spaces ?? []) {
-        await this.deps.indexes.remove(space as Parameters<VectorIndexes['remove']>[0], removedNids).catch((err) => this.deps.logger?.warn({ err }, 'index removal after undo failed'));
+        await this.deps.indexes
+          .remove(space as Parameters<VectorIndexes['remove']>[0], removedNids)
+          .catch((err) => this.deps.logger?.warn({ err }, 'index removal after undo failed'));
       }
     }
     return { txId: committed.txId, op, revertedTxIds: targets, entities: committed.result };

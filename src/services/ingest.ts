@@ -66,17 +66,20 @@ export class IngestService {
           existing.set(hash, after);
           continue;
         }
-        const node = await insertNode(tx, newNode({
-          kind: 'chunk',
-          project_id: input.project_id,
-          memory_type: input.memory_type,
-          topic: input.topic ?? null,
-          content: chunk.text,
-          tags: input.tags,
-          source_uri: input.source_uri ?? null,
-          metadata,
-          content_hash: hash,
-        }));
+        const node = await insertNode(
+          tx,
+          newNode({
+            kind: 'chunk',
+            project_id: input.project_id,
+            memory_type: input.memory_type,
+            topic: input.topic ?? null,
+            content: chunk.text,
+            tags: input.tags,
+            source_uri: input.source_uri ?? null,
+            metadata,
+            content_hash: hash,
+          }),
+        );
         log({ entity: 'node', entityId: node.id, before: null, after: image(node) });
         inserted.push(node);
         existing.set(hash, node);

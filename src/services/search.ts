@@ -80,7 +80,13 @@ export class SearchService {
       .map((e) => spaceById(e.space))
       .filter((s) => s.weight > 0);
     // One embedding round trip for every signal; the index searches then run together.
-    const vectors = spaces.length > 0 ? await this.deps.embedder.embed([q.text], spaces.map((s) => s.id)) : new Map<SpaceId, Float32Array[]>();
+    const vectors =
+      spaces.length > 0
+        ? await this.deps.embedder.embed(
+            [q.text],
+            spaces.map((s) => s.id),
+          )
+        : new Map<SpaceId, Float32Array[]>();
     const signals: SignalQuery[] = spaces.flatMap((s) => {
       const vector = vectors.get(s.id)?.[0];
       // A sparse query with no terms (only stop words) finds nothing in its space.
@@ -96,7 +102,14 @@ export class SearchService {
     const matched = candidates.filter((f) => f.signals[LEXICAL_SIGNAL]).length;
     const kept = candidates.slice(0, q.limit);
     // Only the hits need their (possibly 64 KB) content.
-    const rows = new Map((await nodesByNid(this.deps.db, kept.map((f) => f.key))).map((n) => [n.nid, n]));
+    const rows = new Map(
+      (
+        await nodesByNid(
+          this.deps.db,
+          kept.map((f) => f.key),
+        )
+      ).map((n) => [n.nid, n]),
+    );
     const hits = kept.flatMap((f) => {
       const node = rows.get(f.key);
       return node ? [{ node, score: f.score, signals: f.signals }] : [];
@@ -108,7 +121,10 @@ export class SearchService {
    * Near duplicates of a text by E1 cosine within one project: what `store` reports as
    * possible_duplicates. Cheap (one embedding, one index probe), so it runs on every store.
    */
-  async nearDuplicates(text: string, opts: { projectId: string; excludeNid: number; minSimilarity: number; limit: number }): Promise<Array<{ node: NodeRecord; similarity: number }>> {
+  async nearDuplicates(
+    text: string,
+    opts: { projectId: string; excludeNid: number; minSimilarity: number; limit: number },
+  ): Promise<Array<{ node: NodeRecord; similarity: number }>> {
     const space: SpaceId = 'E1';
     if (!this.deps.embedder.encoders().some((e) => e.space === space)) return [];
     const [vector] = (await this.deps.embedder.embed([text], [space])).get(space) ?? [];
@@ -116,7 +132,14 @@ export class SearchService {
     // One more than asked: the new node itself is usually its own nearest neighbour.
     const { lists } = await filteredCandidates(this.deps, [{ name: space, space, vector }], { projectId: opts.projectId }, opts.limit + 1);
     const hits = lists[0]!.filter((h) => h.key !== opts.excludeNid && h.similarity >= opts.minSimilarity).slice(0, opts.limit);
-    const rows = new Map((await nodesByNid(this.deps.db, hits.map((h) => h.key))).map((n) => [n.nid, n]));
+    const rows = new Map(
+      (
+        await nodesByNid(
+          this.deps.db,
+          hits.map((h) => h.key),
+        )
+      ).map((n) => [n.nid, n]),
+    );
     return hits.flatMap((h) => {
       const node = rows.get(h.key);
       return node ? [{ node, similarity: h.similarity }] : [];

@@ -26,12 +26,7 @@ export interface Committed<T> {
  * with `log(change)` (before/after images). Rows, the transaction record and the announcement
  * commit together or not at all; a transaction that logged no change records nothing.
  */
-export async function writeTransaction<T>(
-  db: Db,
-  op: string,
-  meta: WriteMeta,
-  fn: (tx: Queryable, log: (change: TxChange) => void) => Promise<T>,
-): Promise<Committed<T>> {
+export async function writeTransaction<T>(db: Db, op: string, meta: WriteMeta, fn: (tx: Queryable, log: (change: TxChange) => void) => Promise<T>): Promise<Committed<T>> {
   return db.transaction(async (tx) => {
     const changes: TxChange[] = [];
     const result = await fn(tx, (change) => changes.push(change));

@@ -190,10 +190,7 @@ export function describeHolder(a: string | HeldBy | (LockHolder & { dataDir?: st
   return `${where} is in use by pid ${h.pid}${host} (${via} since ${h.startedAt})`;
 }
 
-type ReadResult =
-  | { kind: 'missing' }
-  | { kind: 'unreadable'; raw: string; ageMs: number }
-  | { kind: 'valid'; raw: string; holder: LockHolder };
+type ReadResult = { kind: 'missing' } | { kind: 'unreadable'; raw: string; ageMs: number } | { kind: 'valid'; raw: string; holder: LockHolder };
 
 async function readLock(path: string): Promise<ReadResult> {
   let raw: string;

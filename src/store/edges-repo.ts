@@ -41,10 +41,7 @@ export async function insertEdge(q: Queryable, edge: NewEdge): Promise<EdgeRecor
     `insert into edges (id, src, dst, edge_type, predicate, weight, confidence, metadata, valid_from, valid_to)
      values ($1, $2, $3, $4, $5, $6, $7, $8::jsonb, $9, $10)
      returning ${EDGE_COLUMNS}`,
-    [
-      edge.id, edge.src, edge.dst, edge.edge_type, edge.predicate, edge.weight, edge.confidence,
-      JSON.stringify(edge.metadata), edge.valid_from, edge.valid_to,
-    ],
+    [edge.id, edge.src, edge.dst, edge.edge_type, edge.predicate, edge.weight, edge.confidence, JSON.stringify(edge.metadata), edge.valid_from, edge.valid_to],
   );
   return row!;
 }
@@ -100,7 +97,9 @@ function filterParams(f: EdgeFilter): unknown[] {
 export async function liveEdgesTouching(q: Queryable, f: EdgeFilter): Promise<EdgeRecord[]> {
   if (f.nodeIds.length === 0 || f.limit <= 0) return [];
   return q.query<EdgeRecord & Record<string, unknown>>(
-    `select ${EDGE_COLUMNS.split(',').map((c) => `e.${c.trim()}`).join(', ')}
+    `select ${EDGE_COLUMNS.split(',')
+      .map((c) => `e.${c.trim()}`)
+      .join(', ')}
        from edges e
        join nodes s on s.id = e.src and s.deleted_at is null
        join nodes d on d.id = e.dst and d.deleted_at is null

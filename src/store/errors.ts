@@ -18,11 +18,7 @@ export class StoreError extends Error {
   declare readonly sql: string | undefined;
   declare readonly params: readonly unknown[] | undefined;
 
-  constructor(
-    code: StoreErrorCode,
-    message: string,
-    fields: { sqlState?: string; constraint?: string; original?: unknown; sql?: string; params?: readonly unknown[] } = {},
-  ) {
+  constructor(code: StoreErrorCode, message: string, fields: { sqlState?: string; constraint?: string; original?: unknown; sql?: string; params?: readonly unknown[] } = {}) {
     super(message);
     this.code = code;
     this.retryable = code === 'RETRYABLE_CONFLICT' || code === 'DB_UNAVAILABLE';
@@ -44,9 +40,19 @@ export function isStoreError(err: unknown): err is StoreError {
 }
 
 const UNAVAILABLE_CODES = new Set([
-  'ECONNREFUSED', 'ECONNRESET', 'EPIPE', 'ETIMEDOUT', 'EHOSTUNREACH', 'ENETUNREACH', 'ENOTFOUND', 'EAI_AGAIN',
+  'ECONNREFUSED',
+  'ECONNRESET',
+  'EPIPE',
+  'ETIMEDOUT',
+  'EHOSTUNREACH',
+  'ENETUNREACH',
+  'ENOTFOUND',
+  'EAI_AGAIN',
   // postgres.js client-side codes
-  'CONNECTION_CLOSED', 'CONNECTION_ENDED', 'CONNECTION_DESTROYED', 'CONNECT_TIMEOUT',
+  'CONNECTION_CLOSED',
+  'CONNECTION_ENDED',
+  'CONNECTION_DESTROYED',
+  'CONNECT_TIMEOUT',
 ]);
 
 // Server messages in these SQLSTATE classes name schema objects, not values, so they are safe to
@@ -89,9 +95,7 @@ export function translateDbError(err: unknown, context: { sql?: string; params?:
     return new StoreError('DB_UNAVAILABLE', `database unavailable: ${firstLine(driverMessage)}`, base);
   }
   if (sqlState) {
-    const message = SAFE_MESSAGE_CLASSES.has(sqlState.slice(0, 2))
-      ? `${firstLine(driverMessage)} (SQLSTATE ${sqlState})`
-      : `database error SQLSTATE ${sqlState}`;
+    const message = SAFE_MESSAGE_CLASSES.has(sqlState.slice(0, 2)) ? `${firstLine(driverMessage)} (SQLSTATE ${sqlState})` : `database error SQLSTATE ${sqlState}`;
     return new StoreError('DB_ERROR', message, base);
   }
   // Client-side failures (parameter serialisation and the like) describe the client's own

@@ -2,7 +2,6 @@ import type { Queryable } from './db.js';
 import { EDGE_COLUMNS, type EdgeRecord } from './edges-repo.js';
 import { NODE_COLUMNS, type NodeRecord } from './nodes-repo.js';
 
-
 /** SQL behind history, undo/redo and as-of reads: the transaction log and entity restores. */
 
 export type EntityKind = 'node' | 'edge';
@@ -27,12 +26,26 @@ export interface TxChangeRow {
 
 /** Node columns a restore writes back from an image (nid is the identity). */
 const NODE_RESTORE_COLUMNS = [
-  'id', 'kind', 'project_id', 'memory_type', 'topic', 'content', 'tags', 'source_uri', 'importance', 'confidence',
-  'metadata', 'content_hash', 'valid_from', 'valid_to', 'created_at', 'updated_at', 'deleted_at', 'version',
+  'id',
+  'kind',
+  'project_id',
+  'memory_type',
+  'topic',
+  'content',
+  'tags',
+  'source_uri',
+  'importance',
+  'confidence',
+  'metadata',
+  'content_hash',
+  'valid_from',
+  'valid_to',
+  'created_at',
+  'updated_at',
+  'deleted_at',
+  'version',
 ] as const;
-const EDGE_RESTORE_COLUMNS = [
-  'id', 'src', 'dst', 'edge_type', 'predicate', 'weight', 'confidence', 'metadata', 'valid_from', 'valid_to', 'created_at', 'deleted_at',
-] as const;
+const EDGE_RESTORE_COLUMNS = ['id', 'src', 'dst', 'edge_type', 'predicate', 'weight', 'confidence', 'metadata', 'valid_from', 'valid_to', 'created_at', 'deleted_at'] as const;
 
 export async function txById(q: Queryable, txId: number, forUpdate = false): Promise<TxRow | null> {
   const [row] = await q.query<TxRow & Record<string, unknown>>(
@@ -70,24 +83,28 @@ function decodeRows(rows: TxChangeRow[]): TxChangeRow[] {
 
 export async function changesOfTxs(q: Queryable, txIds: readonly number[]): Promise<TxChangeRow[]> {
   if (txIds.length === 0) return [];
-  return decodeRows(await q.query<TxChangeRow & Record<string, unknown>>(
-    `select tx_id, ord, entity, entity_id, before, after from tx_changes
+  return decodeRows(
+    await q.query<TxChangeRow & Record<string, unknown>>(
+      `select tx_id, ord, entity, entity_id, before, after from tx_changes
       where tx_id = any($1::bigint[]) order by tx_id, ord`,
-    [txIds],
-  ));
+      [txIds],
+    ),
+  );
 }
 
 /** Every logged change to the given entities at or after `fromTxId`, oldest first. */
 export async function entityChangesSince(q: Queryable, entities: ReadonlyArray<{ entity: string; entityId: string }>, fromTxId: number): Promise<TxChangeRow[]> {
   if (entities.length === 0) return [];
-  return decodeRows(await q.query<TxChangeRow & Record<string, unknown>>(
-    `select c.tx_id, c.ord, c.entity, c.entity_id, c.before, c.after
+  return decodeRows(
+    await q.query<TxChangeRow & Record<string, unknown>>(
+      `select c.tx_id, c.ord, c.entity, c.entity_id, c.before, c.after
        from tx_changes c
        join unnest($1::text[], $2::text[]) as e(entity, entity_id) on c.entity = e.entity and c.entity_id = e.entity_id
       where c.tx_id >= $3
       order by c.entity, c.entity_id, c.tx_id, c.ord`,
-    [entities.map((e) => e.entity), entities.map((e) => e.entityId), fromTxId],
-  ));
+      [entities.map((e) => e.entity), entities.map((e) => e.entityId), fromTxId],
+    ),
+  );
 }
 
 export async function markReverted(q: Queryable, txIds: readonly number[], revertedBy: number): Promise<void> {
@@ -98,10 +115,7 @@ export async function markReverted(q: Queryable, txIds: readonly number[], rever
 export async function revertedBy(q: Queryable, txIds: readonly number[]): Promise<Map<number, number[]>> {
   const out = new Map<number, number[]>();
   if (txIds.length === 0) return out;
-  const rows = await q.query<{ tx_id: number; reverted_by: number }>(
-    `select tx_id, reverted_by from transactions where reverted_by = any($1::bigint[]) order by tx_id`,
-    [txIds],
-  );
+  const rows = await q.query<{ tx_id: number; reverted_by: number }>(`select tx_id, reverted_by from transactions where reverted_by = any($1::bigint[]) order by tx_id`, [txIds]);
   for (const r of rows) {
     const list = out.get(r.reverted_by) ?? [];
     list.push(r.tx_id);
@@ -115,18 +129,12 @@ export async function revertedBy(q: Queryable, txIds: readonly number[]): Promis
 
 export async function nodesByIdForUpdate(q: Queryable, ids: readonly string[]): Promise<NodeRecord[]> {
   if (ids.length === 0) return [];
-  return q.query<NodeRecord & Record<string, unknown>>(
-    `select ${NODE_COLUMNS} from nodes where id = any($1::text[]) order by id for update`,
-    [ids],
-  );
+  return q.query<NodeRecord & Record<string, unknown>>(`select ${NODE_COLUMNS} from nodes where id = any($1::text[]) order by id for update`, [ids]);
 }
 
 export async function edgesByIdForUpdate(q: Queryable, ids: readonly string[]): Promise<EdgeRecord[]> {
   if (ids.length === 0) return [];
-  return q.query<EdgeRecord & Record<string, unknown>>(
-    `select ${EDGE_COLUMNS} from edges where id = any($1::text[]) order by id for update`,
-    [ids],
-  );
+  return q.query<EdgeRecord & Record<string, unknown>>(`select ${EDGE_COLUMNS} from edges where id = any($1::text[]) order by id for update`, [ids]);
 }
 
 function presentColumns(image: Record<string, unknown>, columns: readonly string[]): string[] {
@@ -143,7 +151,9 @@ export async function restoreNode(q: Queryable, image: Record<string, unknown>, 
   if (exists) {
     const [row] = await q.query<NodeRecord & Record<string, unknown>>(
       `update nodes n set (${cols.join(', ')}) = (select ${cols.map((c) => `r.${c}`).join(', ')} from jsonb_populate_record(null::nodes, $1::jsonb) r)
-        where n.id = $2 returning ${NODE_COLUMNS.split(',').map((c) => `n.${c.trim()}`).join(', ')}`,
+        where n.id = $2 returning ${NODE_COLUMNS.split(',')
+          .map((c) => `n.${c.trim()}`)
+          .join(', ')}`,
       [json, image.id],
     );
     return row!;

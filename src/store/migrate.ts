@@ -25,7 +25,10 @@ export type MigrationErrorCode = 'UNSUPPORTED_SERVER' | 'CHECKSUM_MISMATCH' | 'B
 
 export class MigrationError extends Error {
   override name = 'MigrationError';
-  constructor(readonly code: MigrationErrorCode, message: string) {
+  constructor(
+    readonly code: MigrationErrorCode,
+    message: string,
+  ) {
     super(message);
   }
 }
@@ -49,9 +52,7 @@ const FILE_PATTERN = /^(\d{3})_([a-z0-9_]+)\.sql$/;
 export async function migrate(db: Db, logger: Logger, opts: { dir?: string } = {}): Promise<{ applied: string[] }> {
   const files = await loadMigrations(opts.dir ?? join(packageRoot(), 'db'));
 
-  const [server] = await db.query<{ num: number; version: string }>(
-    `select current_setting('server_version_num')::int as num, current_setting('server_version') as version`,
-  );
+  const [server] = await db.query<{ num: number; version: string }>(`select current_setting('server_version_num')::int as num, current_setting('server_version') as version`);
   assertSupportedServer(server?.num ?? 0, server?.version ?? 'unknown');
 
   // Under the lock too: two sessions racing `create table if not exists` can both pass the
@@ -68,9 +69,7 @@ export async function migrate(db: Db, logger: Logger, opts: { dir?: string } = {
     );
   });
 
-  const recorded = await db.query<{ version: number; name: string; checksum: string }>(
-    `select version, name, checksum from schema_migrations order by version`,
-  );
+  const recorded = await db.query<{ version: number; name: string; checksum: string }>(`select version, name, checksum from schema_migrations order by version`);
   const byVersion = new Map(files.map((f) => [f.version, f]));
   for (const row of recorded) {
     const file = byVersion.get(row.version);

@@ -37,9 +37,20 @@ export async function insertNode(q: Queryable, node: NewNode): Promise<NodeRecor
      values ($1, $2, $3, $4, $5, $6, $7::text[], $8, $9, $10, $11::jsonb, $12, $13, $14)
      returning ${NODE_COLUMNS}`,
     [
-      node.id, node.kind, node.project_id, node.memory_type, node.topic, node.content, node.tags,
-      node.source_uri, node.importance, node.confidence, JSON.stringify(node.metadata),
-      node.content_hash, node.valid_from, node.valid_to,
+      node.id,
+      node.kind,
+      node.project_id,
+      node.memory_type,
+      node.topic,
+      node.content,
+      node.tags,
+      node.source_uri,
+      node.importance,
+      node.confidence,
+      JSON.stringify(node.metadata),
+      node.content_hash,
+      node.valid_from,
+      node.valid_to,
     ],
   );
   return row!;
@@ -50,18 +61,14 @@ export type NodeFacets = Pick<NodeRecord, 'nid' | 'kind' | 'project_id' | 'memor
 
 export async function nodeFacetsByNid(q: Queryable, nids: readonly number[]): Promise<NodeFacets[]> {
   if (nids.length === 0) return [];
-  return q.query<NodeFacets & Record<string, unknown>>(
-    `select nid, kind, project_id, memory_type, topic, tags, created_at, deleted_at from nodes where nid = any($1::bigint[])`,
-    [nids],
-  );
+  return q.query<NodeFacets & Record<string, unknown>>(`select nid, kind, project_id, memory_type, topic, tags, created_at, deleted_at from nodes where nid = any($1::bigint[])`, [
+    nids,
+  ]);
 }
 
 export async function nodesByNid(q: Queryable, nids: readonly number[]): Promise<NodeRecord[]> {
   if (nids.length === 0) return [];
-  return q.query<NodeRecord & Record<string, unknown>>(
-    `select ${NODE_COLUMNS} from nodes where nid = any($1::bigint[])`,
-    [nids],
-  );
+  return q.query<NodeRecord & Record<string, unknown>>(`select ${NODE_COLUMNS} from nodes where nid = any($1::bigint[])`, [nids]);
 }
 
 /** Live nodes that have no vector from `modelId` in `space`: the embedding backlog. */
@@ -96,7 +103,10 @@ export async function neighbouringIds(q: Queryable, id: string, n: number): Prom
     while (i < a.length && i < id.length && a[i] === id[i]) i++;
     return i;
   };
-  return rows.map((r) => r.id).sort((a, b) => shared(b) - shared(a) || (a < b ? -1 : 1)).slice(0, n);
+  return rows
+    .map((r) => r.id)
+    .sort((a, b) => shared(b) - shared(a) || (a < b ? -1 : 1))
+    .slice(0, n);
 }
 
 /** How the live memories of a set spread over projects, types and tags (needsInput suggestions). */
@@ -104,7 +114,10 @@ export function distribution(nodes: readonly NodeRecord[]): { project_id: string
   const top = (values: string[]) => {
     const counts = new Map<string, number>();
     for (const v of values) counts.set(v, (counts.get(v) ?? 0) + 1);
-    return [...counts.entries()].sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : 1)).slice(0, 8).map(([v]) => v);
+    return [...counts.entries()]
+      .sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : 1))
+      .slice(0, 8)
+      .map(([v]) => v);
   };
   return {
     project_id: top(nodes.map((n) => n.project_id)),
@@ -116,10 +129,10 @@ export function distribution(nodes: readonly NodeRecord[]): { project_id: string
 /** Live nodes of a project whose content hash is one of `hashes`. */
 export async function liveNodesByHash(q: Queryable, projectId: string, hashes: readonly string[]): Promise<NodeRecord[]> {
   if (hashes.length === 0) return [];
-  return q.query<NodeRecord & Record<string, unknown>>(
-    `select ${NODE_COLUMNS} from nodes where project_id = $1 and content_hash = any($2::text[]) and deleted_at is null`,
-    [projectId, hashes],
-  );
+  return q.query<NodeRecord & Record<string, unknown>>(`select ${NODE_COLUMNS} from nodes where project_id = $1 and content_hash = any($2::text[]) and deleted_at is null`, [
+    projectId,
+    hashes,
+  ]);
 }
 
 /** Live chunks previously pushed from one source, by chunk index. */

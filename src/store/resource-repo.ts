@@ -73,12 +73,7 @@ export interface TagRow {
 }
 
 /** Distinct tags of a project's live entries after `asOfTxId`, by tag. */
-export async function projectTagsAsOf(
-  q: Queryable,
-  asOfTxId: number,
-  projectId: string,
-  opts: { afterId?: string | null; limit: number },
-): Promise<TagRow[]> {
+export async function projectTagsAsOf(q: Queryable, asOfTxId: number, projectId: string, opts: { afterId?: string | null; limit: number }): Promise<TagRow[]> {
   return q.query<TagRow & Record<string, unknown>>(
     `select t.tag, count(*)::int as entries
        from (${LIVE_NODES_AS_OF}) live
@@ -117,10 +112,11 @@ export async function transactionsPage(q: Queryable, asOfTxId: number, opts: { b
 
 /** Ids of live entries starting with `prefix` (completion). */
 export async function entryIdsWithPrefix(q: Queryable, prefix: string, limit: number): Promise<string[]> {
-  const rows = await q.query<{ id: string }>(
-    `select id from nodes where deleted_at is null and kind <> $3 and id ilike $1 escape '\\' order by id limit $2`,
-    [`${escapeLike(prefix)}%`, limit, ENTITY_KIND],
-  );
+  const rows = await q.query<{ id: string }>(`select id from nodes where deleted_at is null and kind <> $3 and id ilike $1 escape '\\' order by id limit $2`, [
+    `${escapeLike(prefix)}%`,
+    limit,
+    ENTITY_KIND,
+  ]);
   return rows.map((r) => r.id);
 }
 

@@ -11,16 +11,12 @@ export interface TxChange {
  * Records one transaction and its before/after images. Call it inside the same DB transaction
  * as the change itself, so the log and the data can never disagree.
  */
-export async function recordTransaction(
-  q: Queryable,
-  op: string,
-  changes: readonly TxChange[],
-  meta: { actor?: string | null; rationale?: string | null } = {},
-): Promise<number> {
-  const [tx] = await q.query<{ tx_id: number }>(
-    `insert into transactions (op, actor, rationale) values ($1, $2, $3) returning tx_id`,
-    [op, meta.actor ?? null, meta.rationale ?? null],
-  );
+export async function recordTransaction(q: Queryable, op: string, changes: readonly TxChange[], meta: { actor?: string | null; rationale?: string | null } = {}): Promise<number> {
+  const [tx] = await q.query<{ tx_id: number }>(`insert into transactions (op, actor, rationale) values ($1, $2, $3) returning tx_id`, [
+    op,
+    meta.actor ?? null,
+    meta.rationale ?? null,
+  ]);
   const txId = tx!.tx_id;
   if (changes.length > 0) {
     await q.query(

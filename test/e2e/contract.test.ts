@@ -69,7 +69,9 @@ describe('contract as a new user meets it: toolsets, published schemas, dates, b
   });
 
   test('one date field: impossible dates and five-digit years are INVALID_PARAMS; dates and date-times are accepted', async () => {
-    const stored = (await call(client, 'store', { content: 'Date check: the permit runs out at the end of February.', valid_from: '2026-02-28' })).structuredContent as { id: string };
+    const stored = (await call(client, 'store', { content: 'Date check: the permit runs out at the end of February.', valid_from: '2026-02-28' })).structuredContent as {
+      id: string;
+    };
     for (const [tool, args] of [
       ['update', { id: stored.id, valid_from: '99999-01-01' }],
       ['store', { content: 'Date check two.', valid_to: '2026-02-30' }],

@@ -8,55 +8,59 @@ import { call, childEnv, httpClient, runCli, startServe, tempDir } from '../help
 const DATABASE_URL = process.env.DATABASE_URL;
 const REDIS_URL = process.env.REDIS_URL;
 
-test('with DATABASE_URL and REDIS_URL, a separate worker process embeds and the memory becomes searchable', { skip: !DATABASE_URL || !REDIS_URL ? 'DATABASE_URL and REDIS_URL not set' : false }, async (t) => {
-  // A database and a queue of its own, so parallel runs and other tests cannot interfere.
-  const dbName = `cg_e2e_${randomUUID().replace(/-/g, '').slice(0, 12)}`;
-  const admin = postgres(DATABASE_URL!, { max: 1, onnotice: () => {} });
-  await admin.unsafe(`create database ${dbName}`);
-  const url = new URL(DATABASE_URL!);
-  url.pathname = `/${dbName}`;
-  const dir = await tempDir();
-  const env = childEnv({
-    DATABASE_URL: url.toString(),
-    REDIS_URL,
-    CONTEXT_GRAPH_QUEUE: `cg-e2e-${randomUUID()}`,
-    CONTEXT_GRAPH_DATA_DIR: dir.path,
-  });
-  const server = await startServe(env);
-  const worker = runCli(['worker', '--concurrency', '2'], env);
-  t.after(async () => {
-    await server.stop();
-    await worker.stop();
-    await admin.unsafe(`drop database if exists ${dbName} with (force)`);
-    await admin.end();
-    await dir.remove();
-  });
+test(
+  'with DATABASE_URL and REDIS_URL, a separate worker process embeds and the memory becomes searchable',
+  { skip: !DATABASE_URL || !REDIS_URL ? 'DATABASE_URL and REDIS_URL not set' : false },
+  async (t) => {
+    // A database and a queue of its own, so parallel runs and other tests cannot interfere.
+    const dbName = `cg_e2e_${randomUUID().replace(/-/g, '').slice(0, 12)}`;
+    const admin = postgres(DATABASE_URL!, { max: 1, onnotice: () => {} });
+    await admin.unsafe(`create database ${dbName}`);
+    const url = new URL(DATABASE_URL!);
+    url.pathname = `/${dbName}`;
+    const dir = await tempDir();
+    const env = childEnv({
+      DATABASE_URL: url.toString(),
+      REDIS_URL,
+      CONTEXT_GRAPH_QUEUE: `cg-e2e-${randomUUID()}`,
+      CONTEXT_GRAPH_DATA_DIR: dir.path,
+    });
+    const server = await startServe(env);
+    const worker = runCli(['worker', '--concurrency', '2'], env);
+    t.after(async () => {
+      await server.stop();
+      await worker.stop();
+      await admin.unsafe(`drop database if exists ${dbName} with (force)`);
+      await admin.end();
+      await dir.remove();
+    });
 
-  const health = (await (await fetch(`${server.baseUrl}/healthz`)).json()) as any;
-  assert.equal(health.store.driver, 'postgres');
-  assert.equal(health.queue.backend, 'bullmq');
-  assert.equal(health.queue.consumer, 'workers', 'the front end leaves embedding to workers');
+    const health = (await (await fetch(`${server.baseUrl}/healthz`)).json()) as any;
+    assert.equal(health.store.driver, 'postgres');
+    assert.equal(health.queue.backend, 'bullmq');
+    assert.equal(health.queue.consumer, 'workers', 'the front end leaves embedding to workers');
 
-  const client = await httpClient(server.mcpUrl);
-  t.after(() => client.close());
-  const stored = await call(client, 'store', { content: 'Distributed mode: the greenhouse sensors report humidity every ten minutes.' });
-  const s = stored.structuredContent as { id: string; searchable: boolean };
-  assert.equal(s.searchable, false, 'distributed store answers without waiting for the worker');
+    const client = await httpClient(server.mcpUrl);
+    t.after(() => client.close());
+    const stored = await call(client, 'store', { content: 'Distributed mode: the greenhouse sensors report humidity every ten minutes.' });
+    const s = stored.structuredContent as { id: string; searchable: boolean };
+    assert.equal(s.searchable, false, 'distributed store answers without waiting for the worker');
 
-  // The vector signal can only come from the worker's embedding reaching our index replica.
-  const deadline = Date.now() + 30_000;
-  let signals: Record<string, unknown> | undefined;
-  while (Date.now() < deadline) {
-    const r = await call(client, 'query', { query: 'how often do greenhouse sensors report humidity?' });
-    const first = (r.structuredContent as { items: Array<{ id: string; signals: Record<string, unknown> }> }).items[0];
-    if (first?.id === s.id && first.signals.E1) {
-      signals = first.signals;
-      break;
+    // The vector signal can only come from the worker's embedding reaching our index replica.
+    const deadline = Date.now() + 30_000;
+    let signals: Record<string, unknown> | undefined;
+    while (Date.now() < deadline) {
+      const r = await call(client, 'query', { query: 'how often do greenhouse sensors report humidity?' });
+      const first = (r.structuredContent as { items: Array<{ id: string; signals: Record<string, unknown> }> }).items[0];
+      if (first?.id === s.id && first.signals.E1) {
+        signals = first.signals;
+        break;
+      }
+      await sleep(200);
     }
-    await sleep(200);
-  }
-  assert.ok(signals, `the memory never became vector-searchable; worker stderr:\n${worker.stderr()}`);
-  // E9 is embedded and indexed even while search gives it no weight.
-  const after = (await (await fetch(`${server.baseUrl}/healthz`)).json()) as { index: { sizes: Record<string, number> } };
-  for (const space of ['E1', 'E9', 'E13']) assert.ok((after.index.sizes[space] ?? 0) >= 1, `${space} was embedded and indexed`);
-});
+    assert.ok(signals, `the memory never became vector-searchable; worker stderr:\n${worker.stderr()}`);
+    // E9 is embedded and indexed even while search gives it no weight.
+    const after = (await (await fetch(`${server.baseUrl}/healthz`)).json()) as { index: { sizes: Record<string, number> } };
+    for (const space of ['E1', 'E9', 'E13']) assert.ok((after.index.sizes[space] ?? 0) >= 1, `${space} was embedded and indexed`);
+  },
+);

@@ -13,7 +13,6 @@ import { call, childEnv, httpClient, startServe, tempDir, toolError } from '../h
 const SEED = Number(process.env.FUZZ_SEED ?? 20261122);
 const CALLS = Number(process.env.FUZZ_CALLS ?? 1000);
 
-
 test(`fuzz: ${CALLS} random and malformed calls across all tools (seed ${SEED})`, { timeout: 300_000 }, async () => {
   const dir = await tempDir();
   const server = await startServe(childEnv({ CONTEXT_GRAPH_DATA_DIR: dir.path, CONTEXT_GRAPH_EMBED_WAIT_MS: '200' }));
@@ -25,18 +24,54 @@ test(`fuzz: ${CALLS} random and malformed calls across all tools (seed ${SEED})`
     const pick = <T>(xs: readonly T[]): T => xs[Math.floor(rand() * xs.length)]!;
     // A few real ids so that some calls reach deeper than validation.
     const ids: string[] = [];
-    for (let i = 0; i < 5; i++) ids.push(((await call(client, 'store', { content: `Fuzz seed memory ${i} about river ferries.`, tags: ['fuzz'] })).structuredContent as { id: string }).id);
+    for (let i = 0; i < 5; i++)
+      ids.push(((await call(client, 'store', { content: `Fuzz seed memory ${i} about river ferries.`, tags: ['fuzz'] })).structuredContent as { id: string }).id);
 
     const scalars: unknown[] = [
-      '', ' ', 'x', 'deploy', 'a'.repeat(70_000), '\u0000', 'héllo wörld 🚀', "'; drop table nodes; --", '%', '\\', '{"a":1}',
-      0, -1, 1, 2, 50, 51, 0.5, 1.5, -0.5, 1e308, -1e308, 2 ** 53 + 1, true, false, null,
-      [], ['a'], [1, 2], [null], {}, { start: 'yesterday' }, { nested: { deep: [1, { x: 'y' }] } },
-      '2026-11-01T00:00:00Z', 'not-a-date', ...ids, ids[0]!.toLowerCase(), '01ARZ3NDEKTSV4RRFFQ69G5FAV',
+      '',
+      ' ',
+      'x',
+      'deploy',
+      'a'.repeat(70_000),
+      '\u0000',
+      'héllo wörld 🚀',
+      "'; drop table nodes; --",
+      '%',
+      '\\',
+      '{"a":1}',
+      0,
+      -1,
+      1,
+      2,
+      50,
+      51,
+      0.5,
+      1.5,
+      -0.5,
+      1e308,
+      -1e308,
+      2 ** 53 + 1,
+      true,
+      false,
+      null,
+      [],
+      ['a'],
+      [1, 2],
+      [null],
+      {},
+      { start: 'yesterday' },
+      { nested: { deep: [1, { x: 'y' }] } },
+      '2026-11-01T00:00:00Z',
+      'not-a-date',
+      ...ids,
+      ids[0]!.toLowerCase(),
+      '01ARZ3NDEKTSV4RRFFQ69G5FAV',
     ];
     const value = (depth = 0): unknown => {
       const r = rand();
       if (depth < 2 && r < 0.08) return Array.from({ length: Math.floor(rand() * 4) }, () => value(depth + 1));
-      if (depth < 2 && r < 0.14) return Object.fromEntries(Array.from({ length: Math.floor(rand() * 3) }, () => [pick(['start', 'end', 'x', 'subject', 'object', 'predicate']), value(depth + 1)]));
+      if (depth < 2 && r < 0.14)
+        return Object.fromEntries(Array.from({ length: Math.floor(rand() * 3) }, () => [pick(['start', 'end', 'x', 'subject', 'object', 'predicate']), value(depth + 1)]));
       return pick(scalars);
     };
     const argsFor = (tool: Tool): unknown => {

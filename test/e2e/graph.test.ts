@@ -44,7 +44,10 @@ describe('graph tools over Streamable HTTP (embedded mode)', () => {
     assert.ok(r.tx_id > 0);
     assert.equal(r.triples.length, 2);
     assert.ok(r.triples.every((t: any) => t.created === true));
-    assert.deepEqual(r.entities_created.map((e: any) => e.name), ['Postgres']);
+    assert.deepEqual(
+      r.entities_created.map((e: any) => e.name),
+      ['Postgres'],
+    );
     assert.equal(r.triples[1].valid_from, '2024-01-01T00:00:00.000Z');
     const md = rel.content[0];
     assert.ok(md?.type === 'text' && md.text.includes('<!-- kind:triple-index:v1 -->'));
@@ -62,10 +65,11 @@ describe('graph tools over Streamable HTTP (embedded mode)', () => {
     assert.equal(g.kind, 'graph:v1');
     assert.equal(g.start.id, ids.api);
     assert.ok(g.as_of_tx_id >= r.tx_id);
-    assert.deepEqual(
-      g.nodes.map((n: any) => [n.name, n.depth]).sort(),
-      [['Postgres', 2], ['api gateway', 0], ['payments service', 1]],
-    );
+    assert.deepEqual(g.nodes.map((n: any) => [n.name, n.depth]).sort(), [
+      ['Postgres', 2],
+      ['api gateway', 0],
+      ['payments service', 1],
+    ]);
     assert.equal(g.triples.length, 2);
     assert.deepEqual(g.contract_markers, { index: 1, cards: 2, version: 'v1' });
     const text = q.content[0];

@@ -35,14 +35,20 @@ describe('memory tools: formats, ergonomics, needsInput, search, push', () => {
 
   test('format gating (seed 003): markdown → markdown + links; json → one JSON block; both → markdown, links, JSON last', async () => {
     const md = await call(client, 'store', { content: 'Format test: the kiln fires at 1200 degrees.', topic: 'pottery' });
-    assert.deepEqual(md.content.map((b) => b.type), ['text', 'resource_link']);
+    assert.deepEqual(
+      md.content.map((b) => b.type),
+      ['text', 'resource_link'],
+    );
     const link = md.content[1] as { type: 'resource_link'; uri: string };
     assert.match(link.uri, /^knowledge:\/\/entries\//);
     assert.throws(() => JSON.parse(markdown(md)), 'markdown mode has no JSON text block');
     assert.ok(!JSON.stringify(md.content).includes('content_hash'), 'markdown mode carries no copy of the payload');
 
     const json = await call(client, 'query', { query: 'kiln temperature', format: 'json' });
-    assert.deepEqual(json.content.map((b) => b.type), ['text']);
+    assert.deepEqual(
+      json.content.map((b) => b.type),
+      ['text'],
+    );
     assert.deepEqual(jsonBlock(json), json.structuredContent);
 
     const both = await call(client, 'query', { query: 'kiln temperature', format: 'both' });
@@ -116,12 +122,19 @@ describe('memory tools: formats, ergonomics, needsInput, search, push', () => {
     assert.equal(p.needsInput.suggestions.id.length, 5);
     for (const id of p.needsInput.suggestions.id) assert.ok(ids.includes(id) || /^[0-9A-Z]{26}$/.test(id));
     const found = (await call(client, 'query', { id: ids[3] })).structuredContent as { items: Array<{ id: string }> };
-    assert.deepEqual(found.items.map((i) => i.id), [ids[3]]);
+    assert.deepEqual(
+      found.items.map((i) => i.id),
+      [ids[3]],
+    );
   });
 
   test('a ranked query with over 20 matches answers its results, with a narrowing hint whose count does not depend on limit', async () => {
     for (let i = 0; i < 24; i++) {
-      await call(client, 'store', { content: `Broad test ${i}: the greenhouse watering schedule changes in spring.`, project_id: i % 2 ? 'garden' : 'farm', tags: [i % 3 ? 'water' : 'season'] });
+      await call(client, 'store', {
+        content: `Broad test ${i}: the greenhouse watering schedule changes in spring.`,
+        project_id: i % 2 ? 'garden' : 'farm',
+        tags: [i % 3 ? 'water' : 'season'],
+      });
     }
     type Entries = { kind: string; items: Array<{ project_id: string }>; hint: { matched: number; suggestions: Record<string, string[]> } | null };
     const p = (await call(client, 'query', { query: 'greenhouse watering schedule' })).structuredContent as Entries;
@@ -159,11 +172,26 @@ describe('memory tools: formats, ergonomics, needsInput, search, push', () => {
   });
 
   test('search: hits, cited context, used_filters, contains-any tags, time range, threshold', async () => {
-    const a = ((await call(client, 'store', { content: 'Search test: backups of the billing database run at 02:00 UTC.', project_id: 'ops', tags: ['backup', 'db'] })).structuredContent as { id: string }).id;
-    const b = ((await call(client, 'store', { content: 'Search test: log backups are kept for thirty days.', project_id: 'ops', tags: ['logs'] })).structuredContent as { id: string }).id;
+    const a = (
+      (await call(client, 'store', { content: 'Search test: backups of the billing database run at 02:00 UTC.', project_id: 'ops', tags: ['backup', 'db'] })).structuredContent as {
+        id: string;
+      }
+    ).id;
+    const b = (
+      (await call(client, 'store', { content: 'Search test: log backups are kept for thirty days.', project_id: 'ops', tags: ['logs'] })).structuredContent as { id: string }
+    ).id;
     const r = await call(client, 'search', { query_text: 'when do backups run', project_id: 'ops', tags: ['backup', 'nothing'] });
-    const s = r.structuredContent as { hits: Array<{ id: string; text: string; timestamp: string; source_uri: null }>; context: string; used_filters: Record<string, unknown>; score_threshold: number };
-    assert.deepEqual(s.hits.map((h) => h.id), [a], 'contains-any keeps only the tagged one');
+    const s = r.structuredContent as {
+      hits: Array<{ id: string; text: string; timestamp: string; source_uri: null }>;
+      context: string;
+      used_filters: Record<string, unknown>;
+      score_threshold: number;
+    };
+    assert.deepEqual(
+      s.hits.map((h) => h.id),
+      [a],
+      'contains-any keeps only the tagged one',
+    );
     assert.ok(s.context.startsWith(`[${a}] `));
     assert.deepEqual(s.used_filters, { project_id: 'ops', memory_type: null, tags: ['backup', 'nothing'], topic: null, time_range: null });
     assert.equal(s.score_threshold, 0.25);
@@ -175,7 +203,13 @@ describe('memory tools: formats, ergonomics, needsInput, search, push', () => {
 
   test('push: chunks, counters, the same text twice is skipped, an edited source updates in place', async () => {
     const doc = Array.from({ length: 30 }, (_, i) => `Runbook step ${i}: check the pump pressure gauge number ${i} before opening valve ${i}.`).join(' ');
-    const first = (await call(client, 'push', { text: doc, project_id: 'plant', source_uri: 'file://runbook.md', chunk_size: 64 })).structuredContent as { chunksIndexed: number; inserted: number; skippedDuplicates: number; chunkSize: number; tx_id: number };
+    const first = (await call(client, 'push', { text: doc, project_id: 'plant', source_uri: 'file://runbook.md', chunk_size: 64 })).structuredContent as {
+      chunksIndexed: number;
+      inserted: number;
+      skippedDuplicates: number;
+      chunkSize: number;
+      tx_id: number;
+    };
     assert.ok(first.chunksIndexed > 3);
     assert.equal(first.inserted, first.chunksIndexed);
     assert.equal(first.skippedDuplicates, 0);
@@ -197,12 +231,25 @@ describe('memory tools: formats, ergonomics, needsInput, search, push', () => {
   test('store reports exact and near duplicates without merging', async () => {
     const content = 'Duplicate test: the staging cluster is rebuilt every Sunday night.';
     const first = (await call(client, 'store', { content, project_id: 'dupes' })).structuredContent as { id: string };
-    const second = (await call(client, 'store', { content: `  ${content.toUpperCase()} `, project_id: 'dupes' })).structuredContent as { id: string; possible_duplicates: Array<{ id: string; match: string; score: number }> };
+    const second = (await call(client, 'store', { content: `  ${content.toUpperCase()} `, project_id: 'dupes' })).structuredContent as {
+      id: string;
+      possible_duplicates: Array<{ id: string; match: string; score: number }>;
+    };
     assert.notEqual(second.id, first.id, 'both are kept');
-    assert.deepEqual(second.possible_duplicates.find((d) => d.match === 'exact'), { id: first.id, score: 1, match: 'exact' });
-    const near = (await call(client, 'store', { content: 'Duplicate test: the staging cluster is rebuilt every Sunday evening.', project_id: 'dupes' })).structuredContent as { possible_duplicates: Array<{ id: string; match: string }> };
-    assert.ok(near.possible_duplicates.some((d) => d.match === 'near' && [first.id, second.id].includes(d.id)), JSON.stringify(near.possible_duplicates));
-    const other = (await call(client, 'store', { content: 'Duplicate test: a completely unrelated note about violin strings.', project_id: 'dupes' })).structuredContent as { possible_duplicates: unknown[] };
+    assert.deepEqual(
+      second.possible_duplicates.find((d) => d.match === 'exact'),
+      { id: first.id, score: 1, match: 'exact' },
+    );
+    const near = (await call(client, 'store', { content: 'Duplicate test: the staging cluster is rebuilt every Sunday evening.', project_id: 'dupes' })).structuredContent as {
+      possible_duplicates: Array<{ id: string; match: string }>;
+    };
+    assert.ok(
+      near.possible_duplicates.some((d) => d.match === 'near' && [first.id, second.id].includes(d.id)),
+      JSON.stringify(near.possible_duplicates),
+    );
+    const other = (await call(client, 'store', { content: 'Duplicate test: a completely unrelated note about violin strings.', project_id: 'dupes' })).structuredContent as {
+      possible_duplicates: unknown[];
+    };
     assert.deepEqual(other.possible_duplicates, []);
   });
 });

@@ -65,7 +65,7 @@ describe('resources under updates, deletes and relations', () => {
     await dir?.remove();
   });
 
-  test('pages stay on the first page\'s snapshot while other clients store, update and delete', async () => {
+  test("pages stay on the first page's snapshot while other clients store, update and delete", async () => {
     const sorted = [...ids].sort();
     const seen: any[] = [];
     let page = await read(reader, 'knowledge://entries?limit=10');
@@ -79,8 +79,16 @@ describe('resources under updates, deletes and relations', () => {
       seen.push(...page.items);
       await ok(writer, 'store', { content: `Stored between pages at ${seen.length}.` });
     }
-    assert.deepEqual(seen.map((i) => i.id), sorted, 'each entry of the snapshot once, in id order, deleted ones included');
-    assert.equal(seen.find((i) => i.id === sorted[15]).content, 'Mutation fixture ' + ids.indexOf(sorted[15]!) + ` about subsystem ${ids.indexOf(sorted[15]!)}.`, 'the snapshot\'s content');
+    assert.deepEqual(
+      seen.map((i) => i.id),
+      sorted,
+      'each entry of the snapshot once, in id order, deleted ones included',
+    );
+    assert.equal(
+      seen.find((i) => i.id === sorted[15]).content,
+      'Mutation fixture ' + ids.indexOf(sorted[15]!) + ` about subsystem ${ids.indexOf(sorted[15]!)}.`,
+      "the snapshot's content",
+    );
 
     const now = await read(reader, 'knowledge://entries?limit=100');
     const nowIds = now.items.map((i) => i.id);

@@ -60,7 +60,14 @@ describe('resources over Streamable HTTP', () => {
   test('resources/list advertises the knowledge and discovery resources with name, description, mime type and an integer version', async () => {
     const { resources } = await client.listResources();
     const uris = resources.map((r) => r.uri);
-    for (const uri of ['knowledge://entries', 'knowledge://graph/triples', 'knowledge://history/transactions', 'knowledge://memory-types', 'knowledge://projects', 'knowledge://health']) {
+    for (const uri of [
+      'knowledge://entries',
+      'knowledge://graph/triples',
+      'knowledge://history/transactions',
+      'knowledge://memory-types',
+      'knowledge://projects',
+      'knowledge://health',
+    ]) {
       assert.ok(uris.includes(uri), `${uri} listed`);
     }
     assert.ok(resources.length <= 20, 'bounded');
@@ -92,7 +99,7 @@ describe('resources over Streamable HTTP', () => {
       pages++;
       assert.equal(page.resource_uri, 'knowledge://entries');
       asOf ??= page.as_of_tx_id;
-      assert.equal(page.as_of_tx_id, asOf, 'every page reads the first page\'s snapshot');
+      assert.equal(page.as_of_tx_id, asOf, "every page reads the first page's snapshot");
       assert.ok(page.items.length <= 10);
       for (const item of page.items) {
         seen.push(item.id);
@@ -112,7 +119,11 @@ describe('resources over Streamable HTTP', () => {
 
     const fresh = await read(client, 'knowledge://entries?limit=100');
     assert.ok(fresh.as_of_tx_id > asOf!);
-    for (const id of added) assert.ok(fresh.items.some((i) => i.id === id), 'a new first page sees the new writes');
+    for (const id of added)
+      assert.ok(
+        fresh.items.some((i) => i.id === id),
+        'a new first page sees the new writes',
+      );
     assert.equal(fresh.next_cursor, null);
   });
 
@@ -123,7 +134,10 @@ describe('resources over Streamable HTTP', () => {
     assert.ok(alpha.items.every((i) => i.project_id === 'alpha'));
     // The topic matches whole and in any case, exactly as query's topic filter does.
     const deploy = await read(client, 'knowledge://entries?topic=DEPLOYMENT%20note%2010&limit=100');
-    assert.deepEqual(deploy.items.map((i) => i.id), [pagedIds[10]]);
+    assert.deepEqual(
+      deploy.items.map((i) => i.id),
+      [pagedIds[10]],
+    );
     assert.equal((await read(client, 'knowledge://entries?topic=deployment&limit=100')).items.length, 0, 'no substring match');
 
     const first = await read(client, 'knowledge://entries?project_id=beta&limit=5');
@@ -195,7 +209,11 @@ describe('resources over Streamable HTTP', () => {
       if (cursor) await store(writer, { content: `History write ${seen.length}.` });
     } while (cursor);
     assert.equal(seen.length, asOf, 'every transaction up to the snapshot, once');
-    assert.deepEqual(seen, [...seen].sort((a, b) => b - a), 'newest first');
+    assert.deepEqual(
+      seen,
+      [...seen].sort((a, b) => b - a),
+      'newest first',
+    );
   });
 
   test('the entry template reads one entry; ids and project names complete', async () => {
@@ -222,7 +240,10 @@ describe('resources over Streamable HTTP', () => {
   test('discovery resources: memory types, projects, per-project tags, health', async () => {
     const types = await read(client, 'knowledge://memory-types');
     assert.deepEqual(types.memory_types, ['episodic', 'semantic', 'procedural']);
-    assert.deepEqual(types.items.map((t) => t.memory_type), ['episodic', 'semantic', 'procedural']);
+    assert.deepEqual(
+      types.items.map((t) => t.memory_type),
+      ['episodic', 'semantic', 'procedural'],
+    );
     assert.equal(types.next_cursor, null);
 
     const projects = await read(client, 'knowledge://projects');

@@ -86,7 +86,10 @@ describe('payload schemas are resources (knowledge://schemas/{kind})', () => {
     const index = await readJson(client, 'knowledge://schemas');
     assert.equal(index.resource_uri, 'knowledge://schemas');
     assert.ok(index.kinds.includes('entries:v1') && index.kinds.includes('needsInput:v1') && index.kinds.includes('toolError:v1'));
-    assert.deepEqual(index.items.map((i: { uri: string }) => i.uri), index.kinds.map((k: string) => `knowledge://schemas/${k}`));
+    assert.deepEqual(
+      index.items.map((i: { uri: string }) => i.uri),
+      index.kinds.map((k: string) => `knowledge://schemas/${k}`),
+    );
     for (const uri of index.items.map((i: { uri: string }) => i.uri)) assert.equal((await readJson(client, uri)).$id, uri);
     // Percent-encoded as a URI template expands it, the kind reads all the same.
     assert.equal((await readJson(client, 'knowledge://schemas/entries%3Av1')).title, 'entries:v1');

@@ -142,7 +142,7 @@ describe('resources/subscribe across HTTP sessions', () => {
   });
 });
 
-test('resources/subscribe over stdio: the session\'s own write notifies it', async () => {
+test("resources/subscribe over stdio: the session's own write notifies it", async () => {
   const dir = await tempDir();
   const { client } = await stdioClient(childEnv({ CONTEXT_GRAPH_DATA_DIR: dir.path }));
   try {
@@ -158,7 +158,10 @@ test('resources/subscribe over stdio: the session\'s own write notifies it', asy
     const s2 = await storeId(client, { content: 'Stdio: not after unsubscribe.' });
     await rec.waitFor((p) => p.uri === 'knowledge://history/transactions' && p._meta.tx_id === s2.tx_id);
     await sleep(300);
-    assert.deepEqual(rec.parsed.filter((p) => p.uri === 'knowledge://entries' && p._meta.tx_id >= s2.tx_id), []);
+    assert.deepEqual(
+      rec.parsed.filter((p) => p.uri === 'knowledge://entries' && p._meta.tx_id >= s2.tx_id),
+      [],
+    );
   } finally {
     await client.close();
     await dir.remove();
@@ -176,7 +179,10 @@ test('notifications split by change_type and bound changed_ids', () => {
   }));
   changes.push({ entity: 'edge' as never, id: 'E1', change_type: 'upsert', project_id: null as never, kind: null as never });
   const out = changesFor('knowledge://entries', r, { tx_id: 9, op: 'bulk', changes });
-  assert.deepEqual(out.map((o) => o.change_type), ['upsert', 'delete']);
+  assert.deepEqual(
+    out.map((o) => o.change_type),
+    ['upsert', 'delete'],
+  );
   assert.equal(out[0]!.changed_ids.length, 75);
   assert.equal(out[0]!.truncated, false);
   assert.ok(!out[0]!.changed_ids.includes('E1'), 'edges are not entries');

@@ -114,7 +114,10 @@ describe('update, delete, undo/redo and history over MCP HTTP', () => {
       seen.push(...page.items.map((i: any) => i.tx_id));
       cursor = page.next_cursor;
     } while (cursor);
-    assert.deepEqual(seen, h.items.map((i: any) => i.tx_id));
+    assert.deepEqual(
+      seen,
+      h.items.map((i: any) => i.tx_id),
+    );
 
     const md = await call(client, 'history', { entity_id: id, limit: 2 });
     const text = md.content[0];
@@ -145,15 +148,15 @@ describe('update, delete, undo/redo and history over MCP HTTP', () => {
     assert.equal((await ok('history', { limit: 1 })).items[0].tx_id, before.items[0].tx_id, 'no transaction was written');
   });
 
-  test('undo {} reverts only the calling session\'s writes; scope all reverts anyone\'s', async () => {
+  test("undo {} reverts only the calling session's writes; scope all reverts anyone's", async () => {
     const other = new Client({ name: 'other-session', version: '1.0.0' });
     await other.connect(new StreamableHTTPClientTransport(new URL(server.mcpUrl)));
     try {
       const mine = await ok('store', { content: 'Session A wrote this: the lab opens at eight.' });
       const theirs = (await call(other, 'store', { content: 'Session B wrote this: the lab closes at six.' })).structuredContent as { id: string; tx_id: number };
       const u = await ok('undo', {});
-      assert.deepEqual(u.reverted_tx_ids, [mine.tx_id], 'my newest write, not the other session\'s newer one');
-      assert.ok(await entry(theirs.id), 'the other session\'s memory is untouched');
+      assert.deepEqual(u.reverted_tx_ids, [mine.tx_id], "my newest write, not the other session's newer one");
+      assert.ok(await entry(theirs.id), "the other session's memory is untouched");
       const otherUndo = (await call(other, 'undo', {})).structuredContent as { reverted_tx_ids: number[] };
       assert.deepEqual(otherUndo.reverted_tx_ids, [theirs.tx_id]);
       const redoMine = await ok('undo', { redo: true });

@@ -15,7 +15,6 @@ import type { JobQueue } from '../../src/jobs/queue.js';
 const DATABASE_URL = process.env.DATABASE_URL;
 const logger = createLogger('silent');
 
-
 /** A queue that records what it was asked to embed and does nothing else. */
 function recordingQueue(): JobQueue & { enqueued: unknown[] } {
   const enqueued: unknown[] = [];
@@ -81,13 +80,19 @@ for (const [driver, open] of harnesses) {
       assert.equal(t.object.name, 'Postgres');
       assert.equal(t.edge_type, 'Relational');
       assert.equal(t.weight, 1);
-      assert.deepEqual(r.entitiesCreated.map((e) => e.name), ['Payments Service', 'Postgres']);
+      assert.deepEqual(
+        r.entitiesCreated.map((e) => e.name),
+        ['Payments Service', 'Postgres'],
+      );
 
       const changes = await h.db.query<{ entity: string; entity_id: string; before: unknown; after: Record<string, unknown> }>(
         `select entity, entity_id, before, after from tx_changes where tx_id = $1 order by ord`,
         [r.txId],
       );
-      assert.deepEqual(changes.map((c) => c.entity), ['node', 'node', 'edge']);
+      assert.deepEqual(
+        changes.map((c) => c.entity),
+        ['node', 'node', 'edge'],
+      );
       assert.ok(changes.every((c) => c.before === null));
       const edgeImage = changes[2]!.after;
       for (const col of ['id', 'src', 'dst', 'edge_type', 'predicate', 'weight', 'confidence', 'metadata', 'valid_from', 'valid_to', 'created_at', 'deleted_at']) {
@@ -101,7 +106,10 @@ for (const [driver, open] of harnesses) {
       // Case-insensitive reuse of an entity name within the project.
       const again = await graph.relate([{ subject: 'payments service', predicate: 'owned_by', object: 'Alice' }]);
       assert.equal(again.triples[0]!.subject.id, t.subject.id);
-      assert.deepEqual(again.entitiesCreated.map((e) => e.name), ['Alice']);
+      assert.deepEqual(
+        again.entitiesCreated.map((e) => e.name),
+        ['Alice'],
+      );
       // Another project gets its own entity.
       const other = await graph.relate([{ subject: 'Payments Service', predicate: 'depends_on', object: 'Postgres', project_id: 'other' }]);
       assert.notEqual(other.triples[0]!.subject.id, t.subject.id);
@@ -123,7 +131,10 @@ for (const [driver, open] of harnesses) {
         { subject: 'Kafka', predicate: 'feeds', object: 'Lake' },
         { subject: 'Kafka', predicate: 'feeds', object: 'Lake' },
       ]);
-      assert.deepEqual(batch.triples.map((t) => t.created), [true, false]);
+      assert.deepEqual(
+        batch.triples.map((t) => t.created),
+        [true, false],
+      );
       assert.equal(batch.triples[0]!.id, batch.triples[1]!.id);
     });
 

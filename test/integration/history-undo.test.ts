@@ -16,7 +16,6 @@ import { type Harness, pgliteHarness, postgresHarness } from '../helpers/stores.
 const DATABASE_URL = process.env.DATABASE_URL;
 const logger = createLogger('silent');
 
-
 /** A queue that runs nothing and remembers which nodes were sent to be embedded. */
 function recordingQueue(): JobQueue & { embedded: number[] } {
   const embedded: number[] = [];
@@ -35,7 +34,6 @@ function recordingQueue(): JobQueue & { embedded: number[] } {
   };
   return q as unknown as JobQueue & { embedded: number[] };
 }
-
 
 const drivers: Array<[string, () => Promise<Harness>]> = [['pglite', pgliteHarness]];
 if (DATABASE_URL) drivers.push(['postgres', postgresHarness]);
@@ -78,10 +76,11 @@ for (const [driver, open] of drivers) {
     async function relate(src: string, dst: string) {
       const id = ulid();
       const { txId } = await writeTransaction(db, 'relate', {}, async (tx, log) => {
-        const [row] = await tx.query(
-          `insert into edges (id, src, dst, predicate, metadata) values ($1, $2, $3, 'depends_on', '{"k": 1}'::jsonb) returning ${EDGE_COLUMNS}`,
-          [id, src, dst],
-        );
+        const [row] = await tx.query(`insert into edges (id, src, dst, predicate, metadata) values ($1, $2, $3, 'depends_on', '{"k": 1}'::jsonb) returning ${EDGE_COLUMNS}`, [
+          id,
+          src,
+          dst,
+        ]);
         log({ entity: 'edge', entityId: id, before: null, after: image(row) });
       });
       return { id, txId };
@@ -157,7 +156,9 @@ for (const [driver, open] of drivers) {
       assert.ok(up.superseded!.valid_to, 'old fact closed');
       assert.equal(up.superseded!.deleted_at, null, 'old fact kept');
       assert.equal(up.node.valid_from!.getTime(), up.superseded!.valid_to!.getTime());
-      const [t] = await db.query<{ op: string; n: number }>(`select t.op, (select count(*) from tx_changes c where c.tx_id = t.tx_id) as n from transactions t where tx_id = $1`, [up.txId]);
+      const [t] = await db.query<{ op: string; n: number }>(`select t.op, (select count(*) from tx_changes c where c.tx_id = t.tx_id) as n from transactions t where tx_id = $1`, [
+        up.txId,
+      ]);
       assert.deepEqual({ ...t }, { op: 'supersede', n: 2 });
       await assert.rejects(entries.update({ id: s.node.id, content: 'x', supersedes: true }), { code: 'CONFLICT' });
 
@@ -195,10 +196,10 @@ for (const [driver, open] of drivers) {
 
       queue.embedded.length = 0;
       const u = await history.undo({});
-      assert.deepEqual(
-        u.entities.map((x) => [x.entity, x.change_type]).sort(),
-        [['edge', 'restore'], ['node', 'restore']],
-      );
+      assert.deepEqual(u.entities.map((x) => [x.entity, x.change_type]).sort(), [
+        ['edge', 'restore'],
+        ['node', 'restore'],
+      ]);
       assert.deepEqual(await nodeImage(a.node.id), liveA);
       assert.deepEqual(await edgeImage(e.id), liveEdge);
       assert.deepEqual(queue.embedded, [a.node.nid]);
@@ -285,7 +286,10 @@ for (const [driver, open] of drivers) {
       const a = await store('concurrent undo A');
       const b = await store('concurrent undo B');
       const [x, y] = await Promise.all([history.undo({}), history.undo({})]);
-      assert.deepEqual([...x.revertedTxIds, ...y.revertedTxIds].sort((m, n) => m - n), [a.txId, b.txId]);
+      assert.deepEqual(
+        [...x.revertedTxIds, ...y.revertedTxIds].sort((m, n) => m - n),
+        [a.txId, b.txId],
+      );
       assert.equal(await nodeImage(a.node.id), null);
       assert.equal(await nodeImage(b.node.id), null);
     });
@@ -319,7 +323,10 @@ for (const [driver, open] of drivers) {
       const onlyUpdates = await history.list({ limit: 100, op: 'update' });
       assert.ok(onlyUpdates.items.length > 0 && onlyUpdates.items.every((i) => i.op === 'update'));
       const byEntity = await history.list({ limit: 100, entityId: store1.changes[0]!.entity_id });
-      assert.deepEqual(byEntity.items.map((i) => i.tx_id), [store1.tx_id]);
+      assert.deepEqual(
+        byEntity.items.map((i) => i.tx_id),
+        [store1.tx_id],
+      );
       const future = await history.list({ limit: 10, since: new Date(Date.now() + 3_600_000) });
       assert.equal(future.items.length, 0);
       assert.equal(future.next_cursor, null);

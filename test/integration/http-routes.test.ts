@@ -16,8 +16,20 @@ test('a transport plugs in by its routes: exact paths, /prefix/* paths, query an
     routes: [
       { method: 'GET', path: '/api/*', handler: (_req, res, ctx) => sendJson(res, 200, { path: ctx.path, id: ctx.query.get('id') }) },
       { method: 'POST', path: '/echo', handler: async (_req, res, ctx) => sendJson(res, 200, { got: await ctx.readJson() }) },
-      { method: 'GET', path: '/teapot', handler: () => { throw new HttpError(418, 'TEAPOT', 'Short and stout.'); } },
-      { method: 'GET', path: '/broken', handler: () => { throw new Error('secret detail at /srv/app.js:1'); } },
+      {
+        method: 'GET',
+        path: '/teapot',
+        handler: () => {
+          throw new HttpError(418, 'TEAPOT', 'Short and stout.');
+        },
+      },
+      {
+        method: 'GET',
+        path: '/broken',
+        handler: () => {
+          throw new Error('secret detail at /srv/app.js:1');
+        },
+      },
     ],
     sessionCount: () => 3,
     close: async () => void closed++,

@@ -17,193 +17,210 @@ after(obliterateTestQueues);
 
 for (const backend of backends) {
   describe(`JobQueue conformance: ${backend.name}`, { skip: backend.skip, timeout: 60_000 }, () => {
-    test('reports its backend', () => withQueue(backend, async (queue) => {
-      assert.equal(queue.backend, backend.name);
-    }));
+    test('reports its backend', () =>
+      withQueue(backend, async (queue) => {
+        assert.equal(queue.backend, backend.name);
+      }));
 
-    test('runs a job and finished() resolves with its result', () => withQueue(backend, async (queue) => {
-      await queue.consume({ double: async (p) => ({ doubled: (p as { x: number }).x * 2 }) });
-      const handle = await queue.enqueue('double', { x: 21 });
-      assert.equal(typeof handle.id, 'string');
-      assert.deepEqual(await handle.finished(GUARD_MS), { doubled: 42 });
-    }));
+    test('runs a job and finished() resolves with its result', () =>
+      withQueue(backend, async (queue) => {
+        await queue.consume({ double: async (p) => ({ doubled: (p as { x: number }).x * 2 }) });
+        const handle = await queue.enqueue('double', { x: 21 });
+        assert.equal(typeof handle.id, 'string');
+        assert.deepEqual(await handle.finished(GUARD_MS), { doubled: 42 });
+      }));
 
-    test('a handler that returns nothing finishes with null', () => withQueue(backend, async (queue) => {
-      await queue.consume({ noop: async () => undefined });
-      const handle = await queue.enqueue('noop', {});
-      assert.equal(await handle.finished(GUARD_MS), null);
-    }));
+    test('a handler that returns nothing finishes with null', () =>
+      withQueue(backend, async (queue) => {
+        await queue.consume({ noop: async () => undefined });
+        const handle = await queue.enqueue('noop', {});
+        assert.equal(await handle.finished(GUARD_MS), null);
+      }));
 
-    test('progress events arrive in order', () => withQueue(backend, async (queue) => {
-      const steps: JobProgress[] = [1, 2, { stage: 'embed', done: 3 }, 4, 5];
-      const handle = await queue.enqueue('steps', {});
-      const seen: JobProgress[] = [];
-      const all = latch();
-      const off = handle.onProgress((p) => {
-        seen.push(p);
-        if (seen.length === steps.length) all.resolve();
-      });
-      await queue.consume({
-        steps: async (_p, ctx) => {
-          for (const step of steps) await ctx.reportProgress(step);
-          return 'ok';
-        },
-      });
-      assert.equal(await handle.finished(GUARD_MS), 'ok');
-      await all.promise;
-      off();
-      assert.deepEqual(seen, steps);
-    }));
-
-    test('a handler that fails twice is retried (attempts 1, 2, 3) and finishes', () => withQueue(backend, async (queue) => {
-      const attempts: number[] = [];
-      await queue.consume({
-        flaky: async (_p, ctx) => {
-          attempts.push(ctx.attempt);
-          if (ctx.attempt < 3) throw new Error(`transient failure ${ctx.attempt}`);
-          return 'third time';
-        },
-      });
-      const handle = await queue.enqueue('flaky', {});
-      assert.equal(await handle.finished(GUARD_MS), 'third time');
-      assert.deepEqual(attempts, [1, 2, 3]);
-    }));
-
-    test('finished() rejects with the last error once all attempts fail', () => withQueue(backend, async (queue) => {
-      const attempts: number[] = [];
-      await queue.consume({
-        doomed: async (_p, ctx) => {
-          attempts.push(ctx.attempt);
-          throw new Error(`failure ${ctx.attempt}`);
-        },
-      });
-      const handle = await queue.enqueue('doomed', {}, { attempts: 2 });
-      await assert.rejects(handle.finished(GUARD_MS), { message: 'failure 2' });
-      assert.deepEqual(attempts, [1, 2]);
-      assert.equal((await queue.counts()).failed, 1);
-    }));
-
-    test('UnrecoverableJobError fails the job at once after 1 attempt', () => withQueue(backend, async (queue) => {
-      let calls = 0;
-      await queue.consume({
-        broken: async () => {
-          calls++;
-          throw new UnrecoverableJobError('payload can never work');
-        },
-      });
-      const handle = await queue.enqueue('broken', {}, { attempts: 3 });
-      await assert.rejects(handle.finished(GUARD_MS), { message: 'payload can never work' });
-      assert.equal(calls, 1);
-      // Nothing is left to retry.
-      assert.deepEqual(await queue.counts(), { waiting: 0, active: 0, failed: 1 });
-    }));
-
-    test('an error named UnrecoverableJobError counts too (prototype lost across threads)', () => withQueue(backend, async (queue) => {
-      let calls = 0;
-      await queue.consume({
-        cloned: async () => {
-          calls++;
-          const err = new Error('from a worker thread');
-          err.name = 'UnrecoverableJobError';
-          throw err;
-        },
-      });
-      const handle = await queue.enqueue('cloned', {});
-      await assert.rejects(handle.finished(GUARD_MS), { message: 'from a worker thread' });
-      assert.equal(calls, 1);
-    }));
-
-    test('finished(timeout) rejects with JobTimeoutError while the job goes on to complete', () => withQueue(backend, async (queue) => {
-      const started = latch();
-      const release = latch();
-      await queue.consume({
-        slow: async () => {
-          started.resolve();
-          await release.promise;
-          return 'late but done';
-        },
-      });
-      const handle = await queue.enqueue('slow', {});
-      await started.promise;
-      await assert.rejects(handle.finished(20), (err: Error) => {
-        assert.ok(err instanceof JobTimeoutError);
-        assert.equal(err.name, 'JobTimeoutError');
-        return true;
-      });
-      release.resolve();
-      assert.equal(await handle.finished(GUARD_MS), 'late but done');
-    }));
-
-    test('jobs enqueued before consume() wait, then run once consume starts', () => withQueue(backend, async (queue) => {
-      const handles = await Promise.all([1, 2, 3].map((x) => queue.enqueue('early', { x })));
-      assert.equal((await queue.counts()).waiting, 3);
-      const runs = new Map<number, number>();
-      await queue.consume({
-        early: async (payload) => {
-          const p = payload as { x: number };
-          runs.set(p.x, (runs.get(p.x) ?? 0) + 1);
-          return p.x * 10;
-        },
-      });
-      assert.deepEqual(await Promise.all(handles.map((h) => h.finished(GUARD_MS))), [10, 20, 30]);
-      assert.deepEqual([...runs].sort(), [[1, 1], [2, 1], [3, 1]]);
-    }));
-
-    test('jobId dedupes while the job waits, and runs again once it finished', () => withQueue(backend, async (queue) => {
-      const first = await queue.enqueue('once', { n: 1 }, { jobId: 'node-42' });
-      const second = await queue.enqueue('once', { n: 2 }, { jobId: 'node-42' });
-      assert.equal(second.id, first.id);
-      const payloads: number[] = [];
-      await queue.consume({
-        once: async (payload) => {
-          const p = payload as { n: number };
-          payloads.push(p.n);
-          return p.n;
-        },
-      });
-      assert.equal(await second.finished(GUARD_MS), 1);
-      assert.deepEqual(payloads, [1]);
-      // The dedupe window is waiting/running only: the same id is new work afterwards.
-      const third = await queue.enqueue('once', { n: 3 }, { jobId: 'node-42' });
-      assert.equal(await third.finished(GUARD_MS), 3);
-      assert.deepEqual(payloads, [1, 3]);
-    }));
-
-    test('the concurrency bound is respected', () => withQueue(backend, async (queue) => {
-      const LIMIT = 2;
-      const TOTAL = 6;
-      let inFlight = 0;
-      let maxInFlight = 0;
-      let started = 0;
-      const gates: Array<() => void> = [];
-      const handles = await Promise.all(Array.from({ length: TOTAL }, (_, i) => queue.enqueue('bounded', { i })));
-      await queue.consume(
-        {
-          bounded: async () => {
-            inFlight++;
-            started++;
-            maxInFlight = Math.max(maxInFlight, inFlight);
-            // Each job holds its slot until the bound is reached, then lets the oldest go:
-            // an unbounded queue would start more before any release.
-            await new Promise<void>((resolve) => {
-              gates.push(resolve);
-              if (inFlight >= LIMIT) gates.shift()!();
-            });
-            inFlight--;
-            if (started === TOTAL) for (const open of gates.splice(0)) open();
+    test('progress events arrive in order', () =>
+      withQueue(backend, async (queue) => {
+        const steps: JobProgress[] = [1, 2, { stage: 'embed', done: 3 }, 4, 5];
+        const handle = await queue.enqueue('steps', {});
+        const seen: JobProgress[] = [];
+        const all = latch();
+        const off = handle.onProgress((p) => {
+          seen.push(p);
+          if (seen.length === steps.length) all.resolve();
+        });
+        await queue.consume({
+          steps: async (_p, ctx) => {
+            for (const step of steps) await ctx.reportProgress(step);
+            return 'ok';
           },
-        },
-        { concurrency: LIMIT },
-      );
-      await Promise.all(handles.map((h) => h.finished(GUARD_MS)));
-      assert.equal(started, TOTAL);
-      assert.equal(maxInFlight, LIMIT);
-    }));
+        });
+        assert.equal(await handle.finished(GUARD_MS), 'ok');
+        await all.promise;
+        off();
+        assert.deepEqual(seen, steps);
+      }));
 
-    test('consume() takes every handler in one call', () => withQueue(backend, async (queue) => {
-      await queue.consume({ a: async () => 'a' });
-      await assert.rejects(queue.consume({ b: async () => 'b' }), /already called/);
-    }));
+    test('a handler that fails twice is retried (attempts 1, 2, 3) and finishes', () =>
+      withQueue(backend, async (queue) => {
+        const attempts: number[] = [];
+        await queue.consume({
+          flaky: async (_p, ctx) => {
+            attempts.push(ctx.attempt);
+            if (ctx.attempt < 3) throw new Error(`transient failure ${ctx.attempt}`);
+            return 'third time';
+          },
+        });
+        const handle = await queue.enqueue('flaky', {});
+        assert.equal(await handle.finished(GUARD_MS), 'third time');
+        assert.deepEqual(attempts, [1, 2, 3]);
+      }));
+
+    test('finished() rejects with the last error once all attempts fail', () =>
+      withQueue(backend, async (queue) => {
+        const attempts: number[] = [];
+        await queue.consume({
+          doomed: async (_p, ctx) => {
+            attempts.push(ctx.attempt);
+            throw new Error(`failure ${ctx.attempt}`);
+          },
+        });
+        const handle = await queue.enqueue('doomed', {}, { attempts: 2 });
+        await assert.rejects(handle.finished(GUARD_MS), { message: 'failure 2' });
+        assert.deepEqual(attempts, [1, 2]);
+        assert.equal((await queue.counts()).failed, 1);
+      }));
+
+    test('UnrecoverableJobError fails the job at once after 1 attempt', () =>
+      withQueue(backend, async (queue) => {
+        let calls = 0;
+        await queue.consume({
+          broken: async () => {
+            calls++;
+            throw new UnrecoverableJobError('payload can never work');
+          },
+        });
+        const handle = await queue.enqueue('broken', {}, { attempts: 3 });
+        await assert.rejects(handle.finished(GUARD_MS), { message: 'payload can never work' });
+        assert.equal(calls, 1);
+        // Nothing is left to retry.
+        assert.deepEqual(await queue.counts(), { waiting: 0, active: 0, failed: 1 });
+      }));
+
+    test('an error named UnrecoverableJobError counts too (prototype lost across threads)', () =>
+      withQueue(backend, async (queue) => {
+        let calls = 0;
+        await queue.consume({
+          cloned: async () => {
+            calls++;
+            const err = new Error('from a worker thread');
+            err.name = 'UnrecoverableJobError';
+            throw err;
+          },
+        });
+        const handle = await queue.enqueue('cloned', {});
+        await assert.rejects(handle.finished(GUARD_MS), { message: 'from a worker thread' });
+        assert.equal(calls, 1);
+      }));
+
+    test('finished(timeout) rejects with JobTimeoutError while the job goes on to complete', () =>
+      withQueue(backend, async (queue) => {
+        const started = latch();
+        const release = latch();
+        await queue.consume({
+          slow: async () => {
+            started.resolve();
+            await release.promise;
+            return 'late but done';
+          },
+        });
+        const handle = await queue.enqueue('slow', {});
+        await started.promise;
+        await assert.rejects(handle.finished(20), (err: Error) => {
+          assert.ok(err instanceof JobTimeoutError);
+          assert.equal(err.name, 'JobTimeoutError');
+          return true;
+        });
+        release.resolve();
+        assert.equal(await handle.finished(GUARD_MS), 'late but done');
+      }));
+
+    test('jobs enqueued before consume() wait, then run once consume starts', () =>
+      withQueue(backend, async (queue) => {
+        const handles = await Promise.all([1, 2, 3].map((x) => queue.enqueue('early', { x })));
+        assert.equal((await queue.counts()).waiting, 3);
+        const runs = new Map<number, number>();
+        await queue.consume({
+          early: async (payload) => {
+            const p = payload as { x: number };
+            runs.set(p.x, (runs.get(p.x) ?? 0) + 1);
+            return p.x * 10;
+          },
+        });
+        assert.deepEqual(await Promise.all(handles.map((h) => h.finished(GUARD_MS))), [10, 20, 30]);
+        assert.deepEqual([...runs].sort(), [
+          [1, 1],
+          [2, 1],
+          [3, 1],
+        ]);
+      }));
+
+    test('jobId dedupes while the job waits, and runs again once it finished', () =>
+      withQueue(backend, async (queue) => {
+        const first = await queue.enqueue('once', { n: 1 }, { jobId: 'node-42' });
+        const second = await queue.enqueue('once', { n: 2 }, { jobId: 'node-42' });
+        assert.equal(second.id, first.id);
+        const payloads: number[] = [];
+        await queue.consume({
+          once: async (payload) => {
+            const p = payload as { n: number };
+            payloads.push(p.n);
+            return p.n;
+          },
+        });
+        assert.equal(await second.finished(GUARD_MS), 1);
+        assert.deepEqual(payloads, [1]);
+        // The dedupe window is waiting/running only: the same id is new work afterwards.
+        const third = await queue.enqueue('once', { n: 3 }, { jobId: 'node-42' });
+        assert.equal(await third.finished(GUARD_MS), 3);
+        assert.deepEqual(payloads, [1, 3]);
+      }));
+
+    test('the concurrency bound is respected', () =>
+      withQueue(backend, async (queue) => {
+        const LIMIT = 2;
+        const TOTAL = 6;
+        let inFlight = 0;
+        let maxInFlight = 0;
+        let started = 0;
+        const gates: Array<() => void> = [];
+        const handles = await Promise.all(Array.from({ length: TOTAL }, (_, i) => queue.enqueue('bounded', { i })));
+        await queue.consume(
+          {
+            bounded: async () => {
+              inFlight++;
+              started++;
+              maxInFlight = Math.max(maxInFlight, inFlight);
+              // Each job holds its slot until the bound is reached, then lets the oldest go:
+              // an unbounded queue would start more before any release.
+              await new Promise<void>((resolve) => {
+                gates.push(resolve);
+                if (inFlight >= LIMIT) gates.shift()!();
+              });
+              inFlight--;
+              if (started === TOTAL) for (const open of gates.splice(0)) open();
+            },
+          },
+          { concurrency: LIMIT },
+        );
+        await Promise.all(handles.map((h) => h.finished(GUARD_MS)));
+        assert.equal(started, TOTAL);
+        assert.equal(maxInFlight, LIMIT);
+      }));
+
+    test('consume() takes every handler in one call', () =>
+      withQueue(backend, async (queue) => {
+        await queue.consume({ a: async () => 'a' });
+        await assert.rejects(queue.consume({ b: async () => 'b' }), /already called/);
+      }));
 
     test('close() aborts the signal and waits for running jobs', async () => {
       const queue = backend.open();
@@ -241,7 +258,10 @@ describe('BullMQ only', { skip: REDIS_URL ? false : 'REDIS_URL not set', timeout
     try {
       const handles = await Promise.all([2, 3, 4].map((x) => queue.enqueue('square', { x })));
       const results = (await Promise.all(handles.map((h) => h.finished(GUARD_MS)))) as Array<{ square: number; pid: number }>;
-      assert.deepEqual(results.map((r) => r.square), [4, 9, 16]);
+      assert.deepEqual(
+        results.map((r) => r.square),
+        [4, 9, 16],
+      );
       for (const r of results) {
         assert.equal(r.pid, consumer.pid);
         assert.notEqual(r.pid, process.pid);

@@ -39,151 +39,165 @@ function gatedJob(gate: Promise<void>) {
 
 for (const backend of backends) {
   describe(`typed jobs and the runner: ${backend.name}`, { skip: backend.skip, timeout: 60_000 }, () => {
-    test('an invalid payload is refused at enqueue, and nothing is queued', () => withQueue(backend, async (queue) => {
-      const jobs = createJobRunner({ queue, logger: silent });
-      const invalid = (err: Error) => {
-        assert.ok(err instanceof InvalidJobPayloadError);
-        assert.equal((err).code, 'INVALID_PARAMS');
-        assert.match(err.message, /^invalid payload for job count: to: /);
-        return true;
-      };
-      await assert.rejects(jobs.run(countJob, { to: 0 }), invalid);
-      // @ts-expect-error the payload type comes from the schema: `to` is a number
-      await assert.rejects(jobs.enqueue(countJob, { to: 'three' }), invalid);
-      // No consumer runs, so anything that had been enqueued would still be waiting.
-      assert.deepEqual(await queue.counts(), { waiting: 0, active: 0, failed: 0 });
-    }));
+    test('an invalid payload is refused at enqueue, and nothing is queued', () =>
+      withQueue(backend, async (queue) => {
+        const jobs = createJobRunner({ queue, logger: silent });
+        const invalid = (err: Error) => {
+          assert.ok(err instanceof InvalidJobPayloadError);
+          assert.equal(err.code, 'INVALID_PARAMS');
+          assert.match(err.message, /^invalid payload for job count: to: /);
+          return true;
+        };
+        await assert.rejects(jobs.run(countJob, { to: 0 }), invalid);
+        // @ts-expect-error the payload type comes from the schema: `to` is a number
+        await assert.rejects(jobs.enqueue(countJob, { to: 'three' }), invalid);
+        // No consumer runs, so anything that had been enqueued would still be waiting.
+        assert.deepEqual(await queue.counts(), { waiting: 0, active: 0, failed: 0 });
+      }));
 
-    test('the consumer validates again: a bad payload sent past defineJob fails at once', () => withQueue(backend, async (queue) => {
-      await consumeJobs(queue, [countJob], {});
-      const handle = await queue.enqueue(countJob.type, { to: 'three' }, { attempts: 3 });
-      await assert.rejects(handle.finished(GUARD_MS), (err: Error) => {
-        assert.ok(err instanceof JobFailedError);
-        assert.match(err.message, /^invalid payload for job count: to: /);
-        return true;
-      });
-      assert.deepEqual(await queue.counts(), { waiting: 0, active: 0, failed: 1 }, 'no retry');
-    }));
+    test('the consumer validates again: a bad payload sent past defineJob fails at once', () =>
+      withQueue(backend, async (queue) => {
+        await consumeJobs(queue, [countJob], {});
+        const handle = await queue.enqueue(countJob.type, { to: 'three' }, { attempts: 3 });
+        await assert.rejects(handle.finished(GUARD_MS), (err: Error) => {
+          assert.ok(err instanceof JobFailedError);
+          assert.match(err.message, /^invalid payload for job count: to: /);
+          return true;
+        });
+        assert.deepEqual(await queue.counts(), { waiting: 0, active: 0, failed: 1 }, 'no retry');
+      }));
 
-    test('progress reaches the run callback in order, one call at a time, before the result', () => withQueue(backend, async (queue) => {
-      await consumeJobs(queue, [countJob], {});
-      const jobs = createJobRunner({ queue, logger: silent });
-      const seen: string[] = [];
-      let inCallback = false;
-      const result = await jobs.run(countJob, { to: 5 }, {
-        waitMs: GUARD_MS,
-        async progress(p) {
-          assert.equal(inCallback, false, 'callbacks overlap');
-          inCallback = true;
-          // A slow transport: later reports must queue behind this one, not overtake it.
-          await new Promise((resolve) => setImmediate(resolve));
-          seen.push(`${p.done}/${p.of}`);
-          inCallback = false;
-        },
-      });
-      seen.push('result');
-      assert.ok(!isJobAccepted(result));
-      assert.deepEqual(result, { counted: 5, pid: process.pid });
-      assert.deepEqual(seen, ['1/5', '2/5', '3/5', '4/5', '5/5', 'result']);
-    }));
+    test('progress reaches the run callback in order, one call at a time, before the result', () =>
+      withQueue(backend, async (queue) => {
+        await consumeJobs(queue, [countJob], {});
+        const jobs = createJobRunner({ queue, logger: silent });
+        const seen: string[] = [];
+        let inCallback = false;
+        const result = await jobs.run(
+          countJob,
+          { to: 5 },
+          {
+            waitMs: GUARD_MS,
+            async progress(p) {
+              assert.equal(inCallback, false, 'callbacks overlap');
+              inCallback = true;
+              // A slow transport: later reports must queue behind this one, not overtake it.
+              await new Promise((resolve) => setImmediate(resolve));
+              seen.push(`${p.done}/${p.of}`);
+              inCallback = false;
+            },
+          },
+        );
+        seen.push('result');
+        assert.ok(!isJobAccepted(result));
+        assert.deepEqual(result, { counted: 5, pid: process.pid });
+        assert.deepEqual(seen, ['1/5', '2/5', '3/5', '4/5', '5/5', 'result']);
+      }));
 
-    test('a handler gets the dependencies its consumer built', () => withQueue(backend, async (queue) => {
-      await consumeJobs(queue, [greetJob], { greeting: 'Hello' });
-      const jobs = createJobRunner({ queue, logger: silent });
-      assert.deepEqual(await jobs.run(greetJob, { name: 'Ada' }, { waitMs: GUARD_MS }), { text: 'Hello, Ada' });
-    }));
+    test('a handler gets the dependencies its consumer built', () =>
+      withQueue(backend, async (queue) => {
+        await consumeJobs(queue, [greetJob], { greeting: 'Hello' });
+        const jobs = createJobRunner({ queue, logger: silent });
+        assert.deepEqual(await jobs.run(greetJob, { name: 'Ada' }, { waitMs: GUARD_MS }), { text: 'Hello, Ada' });
+      }));
 
-    test('run answers JobAccepted with the id when the wait is over, and the job completes later', () => withQueue(backend, async (queue) => {
-      const gate = latch();
-      const gated = gatedJob(gate.promise);
-      await consumeJobs(queue, [gated], {});
-      const jobs = createJobRunner({ queue, logger: silent });
-      const started = latch();
-      const outcome = await jobs.run(gated, { label: 'slow' }, { waitMs: 50, progress: () => started.resolve() });
-      assert.ok(outcome instanceof JobAccepted, 'accepted');
-      assert.equal(outcome.status, 'accepted');
-      assert.equal(outcome.type, 'gated');
-      await within(started.promise, 'progress of the gated job');
-      // The client follows up by id.
-      const completed = latch<unknown>();
-      queue.events.onCompleted(outcome.jobId, completed.resolve);
-      gate.resolve();
-      assert.deepEqual(await within(completed.promise, 'completion of the gated job'), { label: 'slow' });
-    }));
+    test('run answers JobAccepted with the id when the wait is over, and the job completes later', () =>
+      withQueue(backend, async (queue) => {
+        const gate = latch();
+        const gated = gatedJob(gate.promise);
+        await consumeJobs(queue, [gated], {});
+        const jobs = createJobRunner({ queue, logger: silent });
+        const started = latch();
+        const outcome = await jobs.run(gated, { label: 'slow' }, { waitMs: 50, progress: () => started.resolve() });
+        assert.ok(outcome instanceof JobAccepted, 'accepted');
+        assert.equal(outcome.status, 'accepted');
+        assert.equal(outcome.type, 'gated');
+        await within(started.promise, 'progress of the gated job');
+        // The client follows up by id.
+        const completed = latch<unknown>();
+        queue.events.onCompleted(outcome.jobId, completed.resolve);
+        gate.resolve();
+        assert.deepEqual(await within(completed.promise, 'completion of the gated job'), { label: 'slow' });
+      }));
 
-    test('waitMs 0 answers JobAccepted at once', () => withQueue(backend, async (queue) => {
-      const jobs = createJobRunner({ queue, logger: silent });
-      const outcome = await jobs.run(countJob, { to: 1 }, { waitMs: 0 });
-      assert.ok(isJobAccepted(outcome));
-      assert.equal((await queue.counts()).waiting, 1);
-    }));
+    test('waitMs 0 answers JobAccepted at once', () =>
+      withQueue(backend, async (queue) => {
+        const jobs = createJobRunner({ queue, logger: silent });
+        const outcome = await jobs.run(countJob, { to: 1 }, { waitMs: 0 });
+        assert.ok(isJobAccepted(outcome));
+        assert.equal((await queue.counts()).waiting, 1);
+      }));
 
-    test('a failed job rejects run with a JobFailedError carrying only the handler message', () => withQueue(backend, async (queue) => {
-      await consumeJobs(queue, [explodeJob], {});
-      const jobs = createJobRunner({ queue, logger: silent });
-      await assert.rejects(jobs.run(explodeJob, { message: 'disk on fire' }, { waitMs: GUARD_MS }), (err: Error) => {
-        assert.ok(err instanceof JobFailedError);
-        assert.equal(err.name, 'JobFailedError');
-        assert.equal(err.message, 'disk on fire');
-        assert.equal(err.jobType, 'explode');
-        assert.equal(typeof err.jobId, 'string');
-        return true;
-      });
-      assert.equal((await queue.counts()).failed, 1);
-    }));
+    test('a failed job rejects run with a JobFailedError carrying only the handler message', () =>
+      withQueue(backend, async (queue) => {
+        await consumeJobs(queue, [explodeJob], {});
+        const jobs = createJobRunner({ queue, logger: silent });
+        await assert.rejects(jobs.run(explodeJob, { message: 'disk on fire' }, { waitMs: GUARD_MS }), (err: Error) => {
+          assert.ok(err instanceof JobFailedError);
+          assert.equal(err.name, 'JobFailedError');
+          assert.equal(err.message, 'disk on fire');
+          assert.equal(err.jobType, 'explode');
+          assert.equal(typeof err.jobId, 'string');
+          return true;
+        });
+        assert.equal((await queue.counts()).failed, 1);
+      }));
 
-    test('JobEvents: failed fires once, after the last attempt', () => withQueue(backend, async (queue) => {
-      await consumeJobs(queue, [explodeJob], {});
-      const jobs = createJobRunner({ queue, logger: silent });
-      const handle = await jobs.enqueue(explodeJob, { message: 'still broken' });
-      const failures: string[] = [];
-      queue.events.onFailed(handle.id, (err) => failures.push(err.message));
-      await assert.rejects(handle.finished(GUARD_MS), { name: 'JobFailedError', message: 'still broken' });
-      assert.deepEqual(failures, ['still broken'], 'two attempts, one failure event');
-    }));
+    test('JobEvents: failed fires once, after the last attempt', () =>
+      withQueue(backend, async (queue) => {
+        await consumeJobs(queue, [explodeJob], {});
+        const jobs = createJobRunner({ queue, logger: silent });
+        const handle = await jobs.enqueue(explodeJob, { message: 'still broken' });
+        const failures: string[] = [];
+        queue.events.onFailed(handle.id, (err) => failures.push(err.message));
+        await assert.rejects(handle.finished(GUARD_MS), { name: 'JobFailedError', message: 'still broken' });
+        assert.deepEqual(failures, ['still broken'], 'two attempts, one failure event');
+      }));
 
-    test('a result or progress that breaks its schema fails the job without a retry', () => withQueue(backend, async (queue) => {
-      let calls = 0;
-      const liar = defineJob({
-        type: 'liar',
-        payload: z.object({ lie: z.enum(['result', 'progress']) }),
-        progress: z.object({ percent: z.number().max(100) }),
-        result: z.object({ ok: z.literal(true) }),
-        attempts: 3,
-        async handler({ lie }, { report }) {
-          calls++;
-          if (lie === 'progress') await report({ percent: 250 });
-          // The cast stands for a handler bug that the types did not catch (say, JSON from elsewhere).
-          return { ok: 'yes' } as unknown as { ok: true };
-        },
-      });
-      await consumeJobs(queue, [liar], {});
-      const jobs = createJobRunner({ queue, logger: silent });
-      await assert.rejects(jobs.run(liar, { lie: 'result' }, { waitMs: GUARD_MS }), {
-        name: 'JobFailedError',
-        message: /^invalid result from job liar: ok: /,
-      });
-      await assert.rejects(jobs.run(liar, { lie: 'progress' }, { waitMs: GUARD_MS }), {
-        name: 'JobFailedError',
-        message: /^invalid progress from job liar: percent: /,
-      });
-      assert.equal(calls, 2);
-    }));
+    test('a result or progress that breaks its schema fails the job without a retry', () =>
+      withQueue(backend, async (queue) => {
+        let calls = 0;
+        const liar = defineJob({
+          type: 'liar',
+          payload: z.object({ lie: z.enum(['result', 'progress']) }),
+          progress: z.object({ percent: z.number().max(100) }),
+          result: z.object({ ok: z.literal(true) }),
+          attempts: 3,
+          async handler({ lie }, { report }) {
+            calls++;
+            if (lie === 'progress') await report({ percent: 250 });
+            // The cast stands for a handler bug that the types did not catch (say, JSON from elsewhere).
+            return { ok: 'yes' } as unknown as { ok: true };
+          },
+        });
+        await consumeJobs(queue, [liar], {});
+        const jobs = createJobRunner({ queue, logger: silent });
+        await assert.rejects(jobs.run(liar, { lie: 'result' }, { waitMs: GUARD_MS }), {
+          name: 'JobFailedError',
+          message: /^invalid result from job liar: ok: /,
+        });
+        await assert.rejects(jobs.run(liar, { lie: 'progress' }, { waitMs: GUARD_MS }), {
+          name: 'JobFailedError',
+          message: /^invalid progress from job liar: percent: /,
+        });
+        assert.equal(calls, 2);
+      }));
 
-    test('an aborted signal stops the wait; the job goes on', () => withQueue(backend, async (queue) => {
-      const gate = latch();
-      const gated = gatedJob(gate.promise);
-      await consumeJobs(queue, [gated], {});
-      const jobs = createJobRunner({ queue, logger: silent });
-      const abort = new AbortController();
-      const reason = new Error('the client cancelled');
-      const run = jobs.run(gated, { label: 'cancelled' }, { waitMs: GUARD_MS, signal: abort.signal, progress: () => abort.abort(reason) });
-      await assert.rejects(run, (err) => err === reason);
-      const handle = await jobs.enqueue(gated, { label: 'after' });
-      gate.resolve();
-      assert.deepEqual(await handle.finished(GUARD_MS), { label: 'after' });
-      assert.equal((await queue.counts()).failed, 0);
-    }));
+    test('an aborted signal stops the wait; the job goes on', () =>
+      withQueue(backend, async (queue) => {
+        const gate = latch();
+        const gated = gatedJob(gate.promise);
+        await consumeJobs(queue, [gated], {});
+        const jobs = createJobRunner({ queue, logger: silent });
+        const abort = new AbortController();
+        const reason = new Error('the client cancelled');
+        const run = jobs.run(gated, { label: 'cancelled' }, { waitMs: GUARD_MS, signal: abort.signal, progress: () => abort.abort(reason) });
+        await assert.rejects(run, (err) => err === reason);
+        const handle = await jobs.enqueue(gated, { label: 'after' });
+        gate.resolve();
+        assert.deepEqual(await handle.finished(GUARD_MS), { label: 'after' });
+        assert.equal((await queue.counts()).failed, 0);
+      }));
   });
 }
 
@@ -219,7 +233,10 @@ describe('typed jobs across processes (BullMQ)', { skip: REDIS_URL ? false : 'RE
       observer.events.onProgress(handle.id, (p) => seen.push(p));
       observer.events.onCompleted(handle.id, completed.resolve);
       const result = await within(completed.promise, 'completion seen by the observer');
-      assert.deepEqual(seen, [1, 2, 3].map((done) => ({ done, of: 3 })));
+      assert.deepEqual(
+        seen,
+        [1, 2, 3].map((done) => ({ done, of: 3 })),
+      );
       assert.equal((result as { counted: number }).counted, 3);
     } finally {
       await observer.close();

@@ -40,7 +40,10 @@ function corpus(): Row[] {
     rows.push({ project: 'big', content: `${QUERY} for ${service} ${i}` });
   }
   // The small project: one entry on the subject, written the long way, and two unrelated ones.
-  rows.push({ project: 'tiny', content: 'Notes from the payments team: the deployment rollback runbook lives in the wiki, and whoever is on call reads it before any Friday release.' });
+  rows.push({
+    project: 'tiny',
+    content: 'Notes from the payments team: the deployment rollback runbook lives in the wiki, and whoever is on call reads it before any Friday release.',
+  });
   rows.push({ project: 'tiny', content: 'Lunch order for the offsite: twelve vegetarian, four vegan, nothing with peanuts.' });
   rows.push({ project: 'tiny', content: 'The office plants are watered on Mondays and Thursdays.' });
   // Rare facets inside the big project, each on one long-winded entry about the subject.
@@ -92,7 +95,10 @@ function suite(name: string, harness: () => Promise<Harness>, skip: string | fal
       nids = await insert(h.db, rows);
       const vectors = await embedder.embed(rows.map((r) => r.content));
       for (const e of embedder.encoders()) {
-        await writeEmbeddings(h.db, vectors.get(e.space)!.map((vector, i) => ({ nid: nids[i]!, space: e.space, modelId: e.modelId, vector })));
+        await writeEmbeddings(
+          h.db,
+          vectors.get(e.space)!.map((vector, i) => ({ nid: nids[i]!, space: e.space, modelId: e.modelId, vector })),
+        );
       }
       sync = new IndexSync(h.db, indexes, specs, logger);
       await sync.start(0);
@@ -141,7 +147,10 @@ function suite(name: string, harness: () => Promise<Harness>, skip: string | fal
 
     test('a filter combined with a threshold and a kind exclusion still finds the entry', async () => {
       const { hits } = await search.hybrid({ text: QUERY, limit: 3, projectId: 'tiny', excludeKinds: ['entity'], scoreThreshold: 0.25 });
-      assert.equal(hits[0]?.node.nid, nidOf((r) => r.project === 'tiny'));
+      assert.equal(
+        hits[0]?.node.nid,
+        nidOf((r) => r.project === 'tiny'),
+      );
       assert.ok(hits.every((h) => h.node.project_id === 'tiny'));
     });
 
@@ -163,7 +172,10 @@ function suite(name: string, harness: () => Promise<Harness>, skip: string | fal
       // With a bound of 1, three allowed entries are "many": the search widens until exhausted.
       const widened = await filteredCandidates({ db: h.db, indexes }, signal, { projectId: 'tiny' }, 50, 1);
       assert.equal(widened.strategy, 'global');
-      assert.deepEqual(widened.lists[0]!.map((h) => h.key), exact.lists[0]!.map((h) => h.key));
+      assert.deepEqual(
+        widened.lists[0]!.map((h) => h.key),
+        exact.lists[0]!.map((h) => h.key),
+      );
       for (let i = 0; i < 3; i++) assert.ok(Math.abs(widened.lists[0]![i]!.similarity - exact.lists[0]![i]!.similarity) < 0.01);
     });
 
@@ -171,7 +183,10 @@ function suite(name: string, harness: () => Promise<Harness>, skip: string | fal
       const tiny = nidOf((r) => r.project === 'tiny');
       const text = rows.find((r) => r.project === 'tiny')!.content;
       const near = await search.nearDuplicates(text, { projectId: 'tiny', excludeNid: -1, minSimilarity: 0.9, limit: 3 });
-      assert.deepEqual(near.map((n) => n.node.nid), [tiny]);
+      assert.deepEqual(
+        near.map((n) => n.node.nid),
+        [tiny],
+      );
     });
 
     test('timing: filtered searches at this size (diagnostic)', async (t) => {

@@ -402,7 +402,10 @@ describe('Postgres only', { skip: DATABASE_URL ? false : 'DATABASE_URL not set' 
     try {
       const [{ pid }] = (await victim.query<{ pid: number }>(`select pg_backend_pid() as pid`)) as [{ pid: number }];
       // Settled into a value at once, so the rejection is never briefly unhandled.
-      const sleeping = victim.query(`select pg_sleep(10)`).then(() => null, (e: unknown) => e);
+      const sleeping = victim.query(`select pg_sleep(10)`).then(
+        () => null,
+        (e: unknown) => e,
+      );
       await new Promise((r) => setTimeout(r, 200));
       await h.db.query(`select pg_terminate_backend($1)`, [pid]);
       const err = await sleeping;
@@ -415,7 +418,9 @@ describe('Postgres only', { skip: DATABASE_URL ? false : 'DATABASE_URL not set' 
   });
 
   test('the schema option keeps tables out of public', async () => {
-    const [row] = await h.db.query<{ schema: string }>(`select table_schema as schema from information_schema.tables where table_name = 'nodes' and table_schema = current_schema()`);
+    const [row] = await h.db.query<{ schema: string }>(
+      `select table_schema as schema from information_schema.tables where table_name = 'nodes' and table_schema = current_schema()`,
+    );
     assert.match(row?.schema ?? '', /^cg_test_[0-9a-f]{12}$/);
   });
 });
@@ -458,12 +463,15 @@ test('translateDbError maps SQLSTATEs and client codes the same for both drivers
 });
 
 test('servers older than Postgres 14 are refused with the fix named', () => {
-  assert.throws(() => assertSupportedServer(130011, '13.11'), (err: unknown) => {
-    assert.ok(err instanceof MigrationError);
-    assert.equal(err.code, 'UNSUPPORTED_SERVER');
-    assert.match(err.message, /13\.11.*PostgreSQL 14 or newer.*Upgrade the server.*DATABASE_URL/);
-    return true;
-  });
+  assert.throws(
+    () => assertSupportedServer(130011, '13.11'),
+    (err: unknown) => {
+      assert.ok(err instanceof MigrationError);
+      assert.equal(err.code, 'UNSUPPORTED_SERVER');
+      assert.match(err.message, /13\.11.*PostgreSQL 14 or newer.*Upgrade the server.*DATABASE_URL/);
+      return true;
+    },
+  );
   assert.doesNotThrow(() => assertSupportedServer(140000));
   assert.doesNotThrow(() => assertSupportedServer(180006));
 });

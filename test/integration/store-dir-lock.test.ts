@@ -88,10 +88,7 @@ test('a second acquire in the same process sees the directory held by our pid', 
   assert.equal(second.heldBy.pid, process.pid);
   assert.equal(second.heldBy.mode, 'serve');
   assert.equal(second.heldBy.url, 'http://127.0.0.1:7411/mcp');
-  assert.equal(
-    describeHolder(second),
-    `data directory ${dir} is in use by pid ${process.pid} (serve, http://127.0.0.1:7411/mcp since ${content.startedAt})`,
-  );
+  assert.equal(describeHolder(second), `data directory ${dir} is in use by pid ${process.pid} (serve, http://127.0.0.1:7411/mcp since ${content.startedAt})`);
   assert.equal(describeHolder(second.heldBy), describeHolder(second));
   assert.equal(describeHolder(dir, second.heldBy), describeHolder(second));
 

@@ -21,18 +21,18 @@ test('PGlite data survives close and reopen in the same directory', async () => 
   assert.equal(first.driver, 'pglite');
   assert.ok(existsSync(join(dir, 'pg', 'PG_VERSION')), 'the cluster lives in <dataDir>/pg');
   await first.transaction(async (tx) => {
-    await tx.query(
-      `insert into nodes (id, content, tags, metadata, content_hash) values ($1, $2, $3, $4, 'h')`,
-      ['persist-1', 'The archive room key is in the blue drawer.', ['keys'], { room: 'archive' }],
-    );
+    await tx.query(`insert into nodes (id, content, tags, metadata, content_hash) values ($1, $2, $3, $4, 'h')`, [
+      'persist-1',
+      'The archive room key is in the blue drawer.',
+      ['keys'],
+      { room: 'archive' },
+    ]);
   });
   await first.close();
 
   const second = await openPglite(dir);
   try {
-    const rows = await second.query<{ id: string; content: string; tags: string[]; metadata: unknown }>(
-      `select id, content, tags, metadata from nodes where id = 'persist-1'`,
-    );
+    const rows = await second.query<{ id: string; content: string; tags: string[]; metadata: unknown }>(`select id, content, tags, metadata from nodes where id = 'persist-1'`);
     assert.deepEqual(rows, [{ id: 'persist-1', content: 'The archive room key is in the blue drawer.', tags: ['keys'], metadata: { room: 'archive' } }]);
     const [m] = await second.query<{ n: number }>(`select count(*) as n from schema_migrations`);
     assert.ok(m!.n >= 1, 'the migration ledger persisted too');

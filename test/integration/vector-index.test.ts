@@ -14,7 +14,6 @@ const COUNT = 2000;
 const BATCHES = [50, 150, 300, 500, 1000];
 const SPEC: SpaceIndexSpec = { space: 'E1', dim: DIM, modelId: 'test-model-v1' };
 
-
 function unitVector(next: () => number): Float32Array {
   const v = new Float32Array(DIM);
   let norm = 0;
@@ -48,7 +47,11 @@ async function upsertAll(indexes: VectorIndexes, data: Map<number, Float32Array>
   let at = 0;
   for (const size of BATCHES) {
     const batch = entries.slice(at, (at += size));
-    await indexes.upsert('E1', batch.map(([k]) => k), batch.map(([, v]) => v));
+    await indexes.upsert(
+      'E1',
+      batch.map(([k]) => k),
+      batch.map(([, v]) => v),
+    );
   }
   assert.equal(at, entries.length);
 }
@@ -247,10 +250,20 @@ describe('sparse spaces and snapshot formats', () => {
     const idx = createVectorIndexes();
     try {
       await idx.ensure(E13);
-      await idx.upsert('E13', [1, 2, 3, 4], texts.map((t) => keywordEmbed(t)));
+      await idx.upsert(
+        'E13',
+        [1, 2, 3, 4],
+        texts.map((t) => keywordEmbed(t)),
+      );
       const q = keywordEmbed('canary rollback');
-      assert.deepEqual((await idx.search('E13', q, 10)).map((h) => h.key), [3, 1, 2]);
-      assert.deepEqual((await idx.search('E13', q, 10, { among: [1, 2, 4] })).map((h) => h.key), [1, 2]);
+      assert.deepEqual(
+        (await idx.search('E13', q, 10)).map((h) => h.key),
+        [3, 1, 2],
+      );
+      assert.deepEqual(
+        (await idx.search('E13', q, 10, { among: [1, 2, 4] })).map((h) => h.key),
+        [1, 2],
+      );
       await assert.rejects(idx.ensure({ space: 'E13', dim: 8, modelId: 'x' }), /sparse space E13 .* dim is 0/);
     } finally {
       await idx.close();
@@ -262,7 +275,11 @@ describe('sparse spaces and snapshot formats', () => {
     try {
       await idx.ensure(E13);
       await idx.ensure(E1);
-      await idx.upsert('E13', [1, 2, 3, 4], texts.map((t) => keywordEmbed(t)));
+      await idx.upsert(
+        'E13',
+        [1, 2, 3, 4],
+        texts.map((t) => keywordEmbed(t)),
+      );
       await idx.upsert('E1', [1, 2], [Float32Array.of(1, 0, 0, 0), Float32Array.of(0, 1, 0, 0)]);
       await idx.saveSnapshot(dir, 77);
     } finally {

@@ -63,10 +63,23 @@ test('a LoCoMo-shaped sample becomes dated turns in session order and cleaned qu
   ]);
   const s = samples[0]!;
   assert.equal(s.sampleId, 'toy-1');
-  assert.deepEqual(s.turns.map((t) => t.diaId), ['D1:1', 'D1:2', 'D2:1', 'D10:1']);
+  assert.deepEqual(
+    s.turns.map((t) => t.diaId),
+    ['D1:1', 'D1:2', 'D2:1', 'D10:1'],
+  );
   assert.equal(s.turns[3]!.content, 'Ada: New bike. [shares a photo: a green bicycle]');
-  assert.deepEqual(s.turns.map((t) => t.validFrom.toISOString().slice(0, 16)), ['2022-05-01T13:00', '2022-05-01T13:00', '2022-05-05T20:00', '2022-06-09T07:15']);
-  assert.deepEqual(s.questions.map((q) => [q.category, q.evidence]), [[4, ['D1:1', 'D2:1']], [1, ['D10:1']], [5, []]]);
+  assert.deepEqual(
+    s.turns.map((t) => t.validFrom.toISOString().slice(0, 16)),
+    ['2022-05-01T13:00', '2022-05-01T13:00', '2022-05-05T20:00', '2022-06-09T07:15'],
+  );
+  assert.deepEqual(
+    s.questions.map((q) => [q.category, q.evidence]),
+    [
+      [4, ['D1:1', 'D2:1']],
+      [1, ['D10:1']],
+      [5, []],
+    ],
+  );
   assert.deepEqual(repairs, { split: 0, rewritten: 0, dropped: 0 });
 });
 

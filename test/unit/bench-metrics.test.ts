@@ -31,7 +31,7 @@ test('nDCG@k matches a hand computation with graded gains', () => {
   close(ndcgAt(['a', 'b'], r, 10), 1);
   close(ndcgAt(['x', 'y'], r, 10), 0);
   // the cut-off drops a relevant id past k
-  close(ndcgAt(['x', 'b', 'a'], r, 2), (1 / Math.log2(3)) / idcg);
+  close(ndcgAt(['x', 'b', 'a'], r, 2), 1 / Math.log2(3) / idcg);
   close(dcgAt([1, 0, 1], 3), 1 + 1 / 2);
 });
 
@@ -48,7 +48,20 @@ test('scoreRuns averages over queries', () => {
 });
 
 test('vector recall@k is the overlap with the exact neighbours', () => {
-  close(overlapRecall([[1n, 2n, 3n], [4n, 5n, 6n]], [[1n, 2n, 9n], [6n, 5n, 4n]], 3), (2 / 3 + 1) / 2);
+  close(
+    overlapRecall(
+      [
+        [1n, 2n, 3n],
+        [4n, 5n, 6n],
+      ],
+      [
+        [1n, 2n, 9n],
+        [6n, 5n, 4n],
+      ],
+      3,
+    ),
+    (2 / 3 + 1) / 2,
+  );
   close(overlapRecall([[1, 2]], [[3, 4]], 2), 0);
 });
 

@@ -16,8 +16,17 @@ test('packs whole sentences up to the budget and never exceeds it', () => {
     assert.match(c.text, /\.$/, 'chunks end at a sentence boundary');
   }
   // Nothing lost, nothing duplicated.
-  assert.equal(chunks.map((c) => c.text).join(' ').replace(/\s+/g, ' '), text);
-  assert.deepEqual(chunks.map((c) => c.index), chunks.map((_, i) => i));
+  assert.equal(
+    chunks
+      .map((c) => c.text)
+      .join(' ')
+      .replace(/\s+/g, ' '),
+    text,
+  );
+  assert.deepEqual(
+    chunks.map((c) => c.index),
+    chunks.map((_, i) => i),
+  );
 });
 
 test('a sentence longer than the budget is split on words', () => {

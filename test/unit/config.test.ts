@@ -30,7 +30,10 @@ test('flags win over the environment', () => {
 });
 
 test('an invalid value names the variable it came from', () => {
-  assert.throws(() => loadConfig({ CONTEXT_GRAPH_PORT: 'http' }), (e: Error) => e instanceof ConfigError && e.message.includes('CONTEXT_GRAPH_PORT'));
+  assert.throws(
+    () => loadConfig({ CONTEXT_GRAPH_PORT: 'http' }),
+    (e: Error) => e instanceof ConfigError && e.message.includes('CONTEXT_GRAPH_PORT'),
+  );
   assert.throws(() => loadConfig({ DATABASE_URL: 'mysql://x' }), /DATABASE_URL/);
   assert.throws(() => loadConfig({ LOG_LEVEL: 'loud' }), /LOG_LEVEL/);
   assert.throws(() => loadConfig({}, splitConfigFlags(['--port', '70000']).values), /--port/);

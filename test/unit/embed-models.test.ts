@@ -65,7 +65,10 @@ test('the table pins all-MiniLM-L6-v2 to a commit with a sha256 and size per fil
   const m = findModel('all-MiniLM-L6-v2');
   assert.ok(m);
   assert.equal(findModel('sentence-transformers/all-minilm-l6-v2'), m);
-  assert.deepEqual(listModels().map((x) => x.name), KNOWN_MODELS.map((x) => x.name));
+  assert.deepEqual(
+    listModels().map((x) => x.name),
+    KNOWN_MODELS.map((x) => x.name),
+  );
   assert.match(m.revision, /^[0-9a-f]{40}$/);
   assert.equal(m.dim, 384);
   assert.deepEqual(m.files.map((f) => f.localName).slice(0, 2), ['model.onnx', 'tokenizer.json']);
@@ -73,10 +76,7 @@ test('the table pins all-MiniLM-L6-v2 to a commit with a sha256 and size per fil
     assert.ok(f.sha256 === null || /^[0-9a-f]{64}$/.test(f.sha256), f.localName);
     assert.ok(f.size === null || f.size > 0);
   }
-  assert.equal(
-    fileUrl(m, m.files[0]!),
-    'https://huggingface.co/sentence-transformers/all-MiniLM-L6-v2/resolve/c9745ed1d9f207416be6d2e6f8de32d1f16199bf/onnx/model.onnx',
-  );
+  assert.equal(fileUrl(m, m.files[0]!), 'https://huggingface.co/sentence-transformers/all-MiniLM-L6-v2/resolve/c9745ed1d9f207416be6d2e6f8de32d1f16199bf/onnx/model.onnx');
 });
 
 test('pull: verified files land in <root>/<name>, with a manifest, no .part files, and progress reports', async () => {
@@ -85,7 +85,13 @@ test('pull: verified files land in <root>/<name>, with a manifest, no .part file
   const progress: PullProgress[] = [];
   const result = await pullModel(s, root, { baseUrl, onProgress: (p) => progress.push(p) });
   assert.equal(result.dir, join(root, 'good'));
-  assert.deepEqual(result.files.map((f) => [f.name, f.status, f.verified]), [['model.onnx', 'downloaded', true], ['tokenizer.json', 'downloaded', true]]);
+  assert.deepEqual(
+    result.files.map((f) => [f.name, f.status, f.verified]),
+    [
+      ['model.onnx', 'downloaded', true],
+      ['tokenizer.json', 'downloaded', true],
+    ],
+  );
   assert.deepEqual(await readFile(join(result.dir, 'model.onnx')), modelBytes);
   assert.deepEqual(await readFile(join(result.dir, 'tokenizer.json')), tokenizerBytes);
   assert.deepEqual((await readdir(result.dir)).sort(), ['manifest.json', 'model.onnx', 'tokenizer.json']);
@@ -93,7 +99,10 @@ test('pull: verified files land in <root>/<name>, with a manifest, no .part file
   assert.equal(manifest.revision, REV);
   assert.equal(manifest.files['model.onnx'].sha256, sha(modelBytes));
   assert.ok(progress.some((p) => p.phase === 'downloading' && p.file === 'model.onnx' && p.total === modelBytes.length));
-  assert.deepEqual(progress.filter((p) => p.phase === 'done').map((p) => p.file), ['model.onnx', 'tokenizer.json']);
+  assert.deepEqual(
+    progress.filter((p) => p.phase === 'done').map((p) => p.file),
+    ['model.onnx', 'tokenizer.json'],
+  );
 
   const status = await modelStatus(result.dir);
   assert.equal(status.ready, true);
@@ -107,7 +116,10 @@ test('re-pull skips files already present with the right hash (no requests)', as
   serve(s);
   const before = requests.length;
   const result = await pullModel(s, root, { baseUrl });
-  assert.deepEqual(result.files.map((f) => f.status), ['skipped', 'skipped']);
+  assert.deepEqual(
+    result.files.map((f) => f.status),
+    ['skipped', 'skipped'],
+  );
   assert.equal(requests.length, before);
 });
 
@@ -140,13 +152,22 @@ test('without a pinned sha256: checked by size, the computed hash is recorded an
   const s = spec('unpinned', { tokenizer: { sha256: null, size: tokenizerBytes.length } });
   serve(s);
   const first = await pullModel(s, root, { baseUrl });
-  assert.deepEqual(first.files.map((f) => [f.name, f.status, f.verified]), [['model.onnx', 'downloaded', true], ['tokenizer.json', 'downloaded', false]]);
+  assert.deepEqual(
+    first.files.map((f) => [f.name, f.status, f.verified]),
+    [
+      ['model.onnx', 'downloaded', true],
+      ['tokenizer.json', 'downloaded', false],
+    ],
+  );
   const manifest = JSON.parse(await readFile(join(first.dir, 'manifest.json'), 'utf8'));
   assert.equal(manifest.files['tokenizer.json'].sha256, sha(tokenizerBytes));
   assert.equal(manifest.files['tokenizer.json'].verified, false);
 
   const again = await pullModel(s, root, { baseUrl });
-  assert.deepEqual(again.files.map((f) => f.status), ['skipped', 'skipped']);
+  assert.deepEqual(
+    again.files.map((f) => f.status),
+    ['skipped', 'skipped'],
+  );
 
   // Upstream changes under the same revision (same size): the recorded hash catches it.
   await rm(join(first.dir, 'tokenizer.json'));

@@ -62,17 +62,16 @@ test('tokenizer: a batch pads to its longest row with [PAD] and a 0/1 attention 
   assert.equal(b.batch, 2);
   assert.equal(b.seq, 6);
   assert.deepEqual(b.lengths, [4, 6]);
-  assert.deepEqual([...b.inputIds].map(Number), [
-    id('[CLS]'), id('the'), id('cat'), id('[SEP]'), 0, 0,
-    id('[CLS]'), id('the'), id('dog'), id('ran'), id('home'), id('[SEP]'),
-  ]);
+  assert.deepEqual([...b.inputIds].map(Number), [id('[CLS]'), id('the'), id('cat'), id('[SEP]'), 0, 0, id('[CLS]'), id('the'), id('dog'), id('ran'), id('home'), id('[SEP]')]);
   assert.deepEqual([...b.attentionMask].map(Number), [1, 1, 1, 1, 0, 0, 1, 1, 1, 1, 1, 1]);
   assert.deepEqual([...b.tokenTypeIds].map(Number), Array(12).fill(0));
   assert.ok(b.inputIds instanceof BigInt64Array && b.attentionMask instanceof BigInt64Array);
 });
 
 test('model id is onnx:<folder>:<first 12 hex of sha256(model.onnx)>', async () => {
-  const sha = createHash('sha256').update(await readFile(join(model.dir, 'model.onnx'))).digest('hex');
+  const sha = createHash('sha256')
+    .update(await readFile(join(model.dir, 'model.onnx')))
+    .digest('hex');
   assert.equal(encoder.info.modelId, `onnx:${basename(model.dir)}:${sha.slice(0, 12)}`);
   assert.equal(await onnxModelId(model.dir), encoder.info.modelId);
   assert.deepEqual({ ...encoder.info, modelId: '' }, { space: 'E1', modelId: '', dim: 32, provider: 'onnx' });

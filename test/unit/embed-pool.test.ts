@@ -68,7 +68,14 @@ test('model-free pool: requested spaces only, empty input, and unknown or planne
     assert.deepEqual([...only9.keys()], ['E9']);
     assert.equal(only9.get('E9')![0]!.length, HDC_DIM);
     const empty = await embedder.embed([]);
-    assert.deepEqual([...empty.entries()], [['E1', []], ['E9', []], ['E13', []]]);
+    assert.deepEqual(
+      [...empty.entries()],
+      [
+        ['E1', []],
+        ['E9', []],
+        ['E13', []],
+      ],
+    );
     await assert.rejects(embedder.embed(['x'], ['E5']), /E5 \(causal\) has no enabled encoder \(status: planned\)/);
   } finally {
     await embedder.close();
@@ -104,8 +111,5 @@ test('ONNX pool: E1 from the model (same vectors as in-thread), E9 model-free, p
 });
 
 test('ONNX pool: a bad model folder fails at creation with a clear message', async () => {
-  await assert.rejects(
-    createEmbedder({ logger, threads: 1, modelDir: join(root, 'missing-model') }),
-    /CONTEXT_GRAPH_MODEL_DIR/,
-  );
+  await assert.rejects(createEmbedder({ logger, threads: 1, modelDir: join(root, 'missing-model') }), /CONTEXT_GRAPH_MODEL_DIR/);
 });

@@ -12,7 +12,9 @@ const logger = createLogger('silent');
 
 test('the registry pins its codes: numeric codes are unique within a channel and seed 001 §5 and MCP codes keep their numbers', () => {
   for (const channel of ['tool', 'jsonrpc'] as const) {
-    const rpc = Object.values(ERROR_REGISTRY).filter((e) => e.channel === channel).map((e) => e.rpcCode);
+    const rpc = Object.values(ERROR_REGISTRY)
+      .filter((e) => e.channel === channel)
+      .map((e) => e.rpcCode);
     assert.equal(new Set(rpc).size, rpc.length, channel);
   }
   // Seed 001 fixes -32002 for INVALID_PARAMS in tool errors; MCP fixes it for resource-not-found
@@ -20,8 +22,31 @@ test('the registry pins its codes: numeric codes are unique within a channel and
   assert.deepEqual([ERROR_REGISTRY.INVALID_PARAMS.channel, ERROR_REGISTRY.INVALID_PARAMS.rpcCode], ['tool', -32002]);
   assert.deepEqual([ERROR_REGISTRY.RESOURCE_NOT_FOUND.channel, ERROR_REGISTRY.RESOURCE_NOT_FOUND.rpcCode], ['jsonrpc', -32002]);
   assert.equal(ERROR_REGISTRY.NODE_NOT_FOUND.rpcCode, -32012);
-  assert.deepEqual(Object.keys(ERROR_REGISTRY).sort(), ['BUSY', 'CONFLICT', 'DB_UNAVAILABLE', 'INTERNAL', 'INVALID_PARAMS', 'JOB_FAILED', 'NODE_NOT_FOUND', 'QUEUE_UNAVAILABLE', 'RESOURCE_NOT_FOUND', 'TOOLSET_DISABLED', 'UNKNOWN_TOOL']);
-  assert.deepEqual([...TOOL_ERROR_CODES].sort(), ['BUSY', 'CONFLICT', 'DB_UNAVAILABLE', 'INTERNAL', 'INVALID_PARAMS', 'JOB_FAILED', 'NODE_NOT_FOUND', 'QUEUE_UNAVAILABLE', 'TOOLSET_DISABLED', 'UNKNOWN_TOOL']);
+  assert.deepEqual(Object.keys(ERROR_REGISTRY).sort(), [
+    'BUSY',
+    'CONFLICT',
+    'DB_UNAVAILABLE',
+    'INTERNAL',
+    'INVALID_PARAMS',
+    'JOB_FAILED',
+    'NODE_NOT_FOUND',
+    'QUEUE_UNAVAILABLE',
+    'RESOURCE_NOT_FOUND',
+    'TOOLSET_DISABLED',
+    'UNKNOWN_TOOL',
+  ]);
+  assert.deepEqual([...TOOL_ERROR_CODES].sort(), [
+    'BUSY',
+    'CONFLICT',
+    'DB_UNAVAILABLE',
+    'INTERNAL',
+    'INVALID_PARAMS',
+    'JOB_FAILED',
+    'NODE_NOT_FOUND',
+    'QUEUE_UNAVAILABLE',
+    'TOOLSET_DISABLED',
+    'UNKNOWN_TOOL',
+  ]);
   // A tool payload never carries a JSON-RPC-channel code.
   assert.equal(toolErrorSchema.safeParse({ kind: 'toolError:v1', code: 'RESOURCE_NOT_FOUND', rpc_code: -32002, message: 'x', retryable: false, hint: 'x' }).success, false);
 });
@@ -34,7 +59,10 @@ test('a JSON-RPC error carries its bare message, so the client prefixes "MCP err
 });
 
 test('dependency failures map to retryable registry errors without internals', () => {
-  const refused = translateDbError(Object.assign(new Error('connect ECONNREFUSED 10.0.0.5:5432 password=hunter2'), { code: 'ECONNREFUSED' }), { sql: 'select secret from t', params: ['x'] });
+  const refused = translateDbError(Object.assign(new Error('connect ECONNREFUSED 10.0.0.5:5432 password=hunter2'), { code: 'ECONNREFUSED' }), {
+    sql: 'select secret from t',
+    params: ['x'],
+  });
   const db = toErrorPayload(refused, logger);
   assert.equal(db.code, 'DB_UNAVAILABLE');
   assert.equal(db.retryable, true);

@@ -42,13 +42,22 @@ test('replace, delete (slot reuse) and a zero vector', () => {
   store.set(1, Float32Array.of(1, 0, 0));
   store.set(2, Float32Array.of(0, 1, 0));
   store.set(1, Float32Array.of(0, 0, 1));
-  assert.deepEqual(store.search(Float32Array.of(0, 0, 1), 5, [1, 2]).map((h) => h.key), [1, 2]);
+  assert.deepEqual(
+    store.search(Float32Array.of(0, 0, 1), 5, [1, 2]).map((h) => h.key),
+    [1, 2],
+  );
   assert.ok(store.delete(2));
   assert.ok(!store.delete(2));
   store.set(3, Float32Array.of(0, 0, 0));
   assert.equal(store.size, 2);
   const hits = store.search(Float32Array.of(0, 0, 1), 5);
-  assert.deepEqual(hits.map((h) => [h.key, Math.round(h.similarity * 1000) / 1000]), [[1, 1], [3, 0]]);
+  assert.deepEqual(
+    hits.map((h) => [h.key, Math.round(h.similarity * 1000) / 1000]),
+    [
+      [1, 1],
+      [3, 0],
+    ],
+  );
   assert.deepEqual(store.search(Float32Array.of(0, 0, 0), 5), []);
   assert.throws(() => store.set(4, new Float32Array(2)), /dimensions/);
 });

@@ -72,8 +72,12 @@ export function typeChecks(queue: Parameters<typeof consumeJobs>[0]): void {
   const runner = createJobRunner({ queue });
   // @ts-expect-error payloads are typed by their schema
   void runner.run(embedJob, { nids: ['1'] });
-  void runner.run(embedJob, { nids: [1] }, {
-    // @ts-expect-error progress is typed by its schema
-    progress: (p: { percent: number }) => void p,
-  });
+  void runner.run(
+    embedJob,
+    { nids: [1] },
+    {
+      // @ts-expect-error progress is typed by its schema
+      progress: (p: { percent: number }) => void p,
+    },
+  );
 }

@@ -26,7 +26,11 @@ test('every tool has a when-to-use line and two examples, and every example is a
     const d = tool.description;
     assert.match(d, /When to use/i, tool.name);
     const examples = [...d.matchAll(/^(Example|Advanced): (.*)$/gm)];
-    assert.deepEqual(examples.map((e) => e[1]), ['Example', 'Advanced'], `${tool.name} has a happy-path and an advanced example`);
+    assert.deepEqual(
+      examples.map((e) => e[1]),
+      ['Example', 'Advanced'],
+      `${tool.name} has a happy-path and an advanced example`,
+    );
     const schema = callSchema(tool.input as unknown as z.ZodObject);
     for (const [, , line] of examples) {
       // One line may show several alternative calls separated by " · ".

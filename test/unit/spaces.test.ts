@@ -8,7 +8,10 @@ import { defineSpace, checkEncoder } from '../../src/embed/spaces/define.js';
 import { describeSpaces, implementedSpaces, isSpaceId, LEXICAL_SPACE, signalWeights, spaceById, SPACES } from '../../src/embed/spaces/registry.js';
 
 test('the registry lists the 13 spaces of seed 001 in order, each once', () => {
-  assert.deepEqual(SPACES.map((s) => s.id), ['E1', 'E2', 'E3', 'E4', 'E5', 'E6', 'E7', 'E8', 'E9', 'E10', 'E11', 'E12', 'E13']);
+  assert.deepEqual(
+    SPACES.map((s) => s.id),
+    ['E1', 'E2', 'E3', 'E4', 'E5', 'E6', 'E7', 'E8', 'E9', 'E10', 'E11', 'E12', 'E13'],
+  );
   assert.equal(new Set(SPACES.map((s) => s.name)).size, 13);
   for (const s of SPACES) {
     assert.ok(s.purpose.length > 10, s.id);
@@ -22,11 +25,14 @@ test('the registry lists the 13 spaces of seed 001 in order, each once', () => {
 });
 
 test('implemented today: E1 semantic and E9 HDC (dense) and E13 keyword (sparse, the lexical signal)', () => {
-  assert.deepEqual(implementedSpaces().map((s) => [s.id, s.name, s.index]), [
-    ['E1', 'semantic', 'dense'],
-    ['E9', 'hdc', 'dense'],
-    ['E13', 'keyword', 'sparse'],
-  ]);
+  assert.deepEqual(
+    implementedSpaces().map((s) => [s.id, s.name, s.index]),
+    [
+      ['E1', 'semantic', 'dense'],
+      ['E9', 'hdc', 'dense'],
+      ['E13', 'keyword', 'sparse'],
+    ],
+  );
   assert.equal(LEXICAL_SPACE, 'E13');
   // Search fuses by these (a weighted score sum): BM25 and GloVe E1 equal, E9 off until it earns a place.
   assert.deepEqual(signalWeights(), { E1: 1, E9: 0, lexical: 1 });
@@ -44,7 +50,13 @@ test('describeSpaces: all 13 for health and docs, with the encoder where one is 
   const rows = describeSpaces([{ space: 'E1', modelId: HASH_MODEL_ID, dim: HASH_DIM, provider: 'model-free' }]);
   assert.equal(rows.length, 13);
   assert.deepEqual(rows[0], {
-    id: 'E1', name: 'semantic', purpose: spaceById('E1').purpose, status: 'implemented', index: 'dense', weight: 1, signal: 'E1',
+    id: 'E1',
+    name: 'semantic',
+    purpose: spaceById('E1').purpose,
+    status: 'implemented',
+    index: 'dense',
+    weight: 1,
+    signal: 'E1',
     encoder: { model_id: HASH_MODEL_ID, dim: HASH_DIM, provider: 'model-free' },
   });
   assert.equal(rows[12]!.signal, 'lexical');
@@ -78,7 +90,9 @@ test('checkEncoder: the encoder must report its space and the shape its index ki
 
 test('one file per space, named <id>-<name>.ts, each listed once in the registry', () => {
   const dir = join(packageRoot(), 'src', 'embed', 'spaces');
-  const files = readdirSync(dir).filter((f) => /^e\d+-.*\.ts$/.test(f)).sort();
+  const files = readdirSync(dir)
+    .filter((f) => /^e\d+-.*\.ts$/.test(f))
+    .sort();
   assert.deepEqual(files, SPACES.map((s) => `${s.id.toLowerCase()}-${s.name}.ts`).sort());
   const registry = readFileSync(join(dir, 'registry.ts'), 'utf8');
   for (const f of files) assert.equal(registry.split(`from './${f.replace(/\.ts$/, '.js')}'`).length - 1, 1, f);

@@ -29,7 +29,10 @@ test('BM25 scores match hand-computed values (k1 1.2, b 0.75)', () => {
   // doc 30 (dl 3): c tf 3 → ln1.6·6.6/4.3125 ≈ 0.7193
   // doc 10 (dl 3): b tf 1 → ln1.6·2.2/2.3125 ≈ 0.4471
   const bc = idx.search([2, 3], 10);
-  assert.deepEqual(bc.map((h) => h.key), [20, 30, 10]);
+  assert.deepEqual(
+    bc.map((h) => h.key),
+    [20, 30, 10],
+  );
   const l = Math.log(1.6);
   assert.ok(near(bc[0]!.similarity, (2 * l * 2.2) / 1.975));
   assert.ok(near(bc[1]!.similarity, (l * 6.6) / 4.3125));
@@ -42,10 +45,16 @@ test('top-k keeps the best k in order, ties broken by key', () => {
   const idx = new SparseIndex();
   for (let key = 1; key <= 50; key++) idx.upsert(key, [7], [key % 5 === 0 ? 3 : 1]);
   const top = idx.search([7], 4);
-  assert.deepEqual(top.map((h) => h.key), [5, 10, 15, 20]);
+  assert.deepEqual(
+    top.map((h) => h.key),
+    [5, 10, 15, 20],
+  );
   assert.ok(top[0]!.similarity === top[3]!.similarity);
   const next = idx.search([7], 12).slice(10);
-  assert.deepEqual(next.map((h) => h.key), [1, 2]);
+  assert.deepEqual(
+    next.map((h) => h.key),
+    [1, 2],
+  );
   assert.ok(next[0]!.similarity < top[3]!.similarity);
   // Against a full sort.
   const all = idx.search([7], 1000);
@@ -78,7 +87,10 @@ test('remove drops postings, fixes moved positions and reuses slots', () => {
   assert.equal(idx.remove(10), false);
   assert.equal(idx.size, 2);
   assert.deepEqual(idx.search([1], 10), []);
-  assert.deepEqual(idx.search([2], 10).map((h) => h.key), [20]);
+  assert.deepEqual(
+    idx.search([2], 10).map((h) => h.key),
+    [20],
+  );
   // Heavy churn on one term: removals from the middle of a postings list must keep it consistent.
   const many = new SparseIndex();
   for (let key = 0; key < 200; key++) many.upsert(key, [1, 2 + (key % 3)], [1 + (key % 4), 1]);
@@ -94,7 +106,10 @@ test('remove drops postings, fixes moved positions and reuses slots', () => {
   for (const q of [[1], [2], [3], [4], [1, 3]]) {
     const got = many.search(q, 500);
     const want = check.search(q, 500);
-    assert.deepEqual(got.map((h) => h.key), want.map((h) => h.key));
+    assert.deepEqual(
+      got.map((h) => h.key),
+      want.map((h) => h.key),
+    );
     got.forEach((h, i) => assert.ok(Math.abs(h.similarity - want[i]!.similarity) < 1e-6));
   }
   for (let key = 0; key < 200; key++) many.remove(key);
@@ -109,7 +124,13 @@ test('empty query, empty index, k 0 and term-less documents give no hits', () =>
   assert.deepEqual(new SparseIndex().search([1], 10), []);
   idx.upsert(40, [], []);
   assert.equal(idx.size, 4);
-  assert.deepEqual(idx.search([3], 10).map((h) => h.key).includes(40), false);
+  assert.deepEqual(
+    idx
+      .search([3], 10)
+      .map((h) => h.key)
+      .includes(40),
+    false,
+  );
 });
 
 test('snapshot round trip gives identical results', () => {
@@ -127,7 +148,11 @@ test('searchAmong: the same scores and order as search, restricted to the listed
   for (let key = 1; key <= 2_000; key++) {
     const n = 1 + Math.floor(next() * 12);
     const ids = Array.from({ length: n }, () => Math.floor(next() * 300));
-    idx.upsert(key, ids, ids.map(() => 1 + Math.floor(next() * 3)));
+    idx.upsert(
+      key,
+      ids,
+      ids.map(() => 1 + Math.floor(next() * 3)),
+    );
   }
   for (let q = 0; q < 20; q++) {
     const query = Array.from({ length: 1 + (q % 5) }, () => Math.floor(next() * 300));

@@ -14,15 +14,4 @@ import { projects } from './projects.js';
  * a fixed path comes before a template that could also match it. A new resource is one file
  * here plus one line in this list.
  */
-export const RESOURCES: readonly ResourceDef[] = [
-  entries,
-  graphTriples,
-  historyTransactions,
-  memoryTypes,
-  projects,
-  health,
-  payloadSchemaIndex,
-  entry,
-  projectTags,
-  payloadSchema,
-];
+export const RESOURCES: readonly ResourceDef[] = [entries, graphTriples, historyTransactions, memoryTypes, projects, health, payloadSchemaIndex, entry, projectTags, payloadSchema];

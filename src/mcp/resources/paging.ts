@@ -20,7 +20,8 @@ export interface Page {
 const DEFAULT_LIMIT = 20;
 const MAX_LIMIT = 100;
 
-export const PAGING = "Query parameters: limit (1-100, default 20) and cursor (the previous page's next_cursor). Answers {resource_uri, as_of_tx_id, items, next_cursor}; next_cursor is null on the last page.";
+export const PAGING =
+  "Query parameters: limit (1-100, default 20) and cursor (the previous page's next_cursor). Answers {resource_uri, as_of_tx_id, items, next_cursor}; next_cursor is null on the last page.";
 
 interface Cursor {
   /** The resource_uri the cursor was issued for. */

@@ -11,13 +11,19 @@ export const payloadSchemaIndex = defineResource({
   name: 'schemas',
   title: 'Payload schemas',
   uri: INDEX_URI,
-  description: 'Every structured payload kind a tool answers with (kind, uri): items plus a kinds list. Each uri, knowledge://schemas/{kind}, reads the full JSON Schema that tools/list outputSchema refers to.',
+  description:
+    'Every structured payload kind a tool answers with (kind, uri): items plus a kinds list. Each uri, knowledge://schemas/{kind}, reads the full JSON Schema that tools/list outputSchema refers to.',
   version: 1,
   params: () => ({}),
   canonical: () => INDEX_URI,
   read(_params, ctx) {
     const kinds = [...PAYLOAD_SCHEMAS.keys()];
-    return singlePage(ctx, INDEX_URI, kinds.map((kind) => ({ kind, uri: schemaUri(kind) })), { kinds });
+    return singlePage(
+      ctx,
+      INDEX_URI,
+      kinds.map((kind) => ({ kind, uri: schemaUri(kind) })),
+      { kinds },
+    );
   },
 });
 
@@ -43,7 +49,8 @@ export const payloadSchema = defineResource({
   name: 'payload-schema',
   title: 'Schema of a payload kind',
   template: 'knowledge://schemas/{kind}',
-  description: 'The full JSON Schema of one payload kind (e.g. entries:v1), as the outputSchema of tools/list refers to it; the answer is the schema itself, not a page. kind completes from the known kinds.',
+  description:
+    'The full JSON Schema of one payload kind (e.g. entries:v1), as the outputSchema of tools/list refers to it; the answer is the schema itself, not a page. kind completes from the known kinds.',
   version: 1,
   params: (vars) => ({ kind: vars.kind! }),
   canonical: ({ kind }) => schemaUri(kind),

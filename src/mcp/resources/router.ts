@@ -20,10 +20,7 @@ export interface ResolvedUri {
   query: URLSearchParams;
 }
 
-const MATCHERS: ReadonlyArray<[ResourceDef<unknown>, PathMatcher[]]> = RESOURCES.map((r) => [
-  r,
-  [r.uri, r.template].filter((u): u is string => u !== undefined).map(pathMatcher),
-]);
+const MATCHERS: ReadonlyArray<[ResourceDef<unknown>, PathMatcher[]]> = RESOURCES.map((r) => [r, [r.uri, r.template].filter((u): u is string => u !== undefined).map(pathMatcher)]);
 
 /** The JSON-RPC error for a URI that names no resource of ours. */
 export function resourceNotFound(uri: string): JsonRpcError {

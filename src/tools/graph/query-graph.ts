@@ -107,9 +107,13 @@ Advanced: {"node": "payments-service", "depth": 2, "direction": "out", "predicat
       `Graph around ${inlineName(r.start.name)} (\`${r.start.id}\`): ${others.length} node${others.length === 1 ? '' : 's'}, ${r.triples.length} triple${r.triples.length === 1 ? '' : 's'} within ${r.depth} hop${r.depth === 1 ? '' : 's'} (${r.direction}), as of transaction ${r.as_of_tx_id}.${r.truncated ? ' Truncated: raise limit or narrow the filters.' : ''}`,
       ...others.map((n) => `- depth ${n.depth} · **[${n.id}]** ${n.kind} ${inlineName(n.name)}${n.kind === 'entity' ? '' : `\n${quoteMemory(n.content, 200)}`}`),
     ].join('\n');
-    return renderCards('triple', heading, r.triples, (t) =>
-      `**[${t.id}]** ${inlineName(t.subject.name)} —${inlineName(t.predicate)}→ ${inlineName(t.object.name)} · ${t.edge_type} · weight ${t.weight}` +
-      (t.valid_from || t.valid_to ? ` · valid ${t.valid_from ?? '…'} – ${t.valid_to ?? '…'}` : ''),
+    return renderCards(
+      'triple',
+      heading,
+      r.triples,
+      (t) =>
+        `**[${t.id}]** ${inlineName(t.subject.name)} —${inlineName(t.predicate)}→ ${inlineName(t.object.name)} · ${t.edge_type} · weight ${t.weight}` +
+        (t.valid_from || t.valid_to ? ` · valid ${t.valid_from ?? '…'} – ${t.valid_to ?? '…'}` : ''),
     );
   },
   resourceLinks: () => ['knowledge://graph/triples'],

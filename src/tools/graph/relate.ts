@@ -4,7 +4,7 @@ import { contractMarkersSchema } from '../kit/payloads.js';
 import { defineTool, IDEMPOTENT_WRITE } from '../kit/define.js';
 import { AppError } from '../../errors.js';
 import { aliased } from '../kit/aliases.js';
-import { EDGE_TYPES , MAX_ENTITY_NAME, MAX_PREDICATE, MAX_RELATE_BATCH, type RelateInput } from '../../services/graph.js';
+import { EDGE_TYPES, MAX_ENTITY_NAME, MAX_PREDICATE, MAX_RELATE_BATCH, type RelateInput } from '../../services/graph.js';
 import { instant, projectIdField, unitInterval } from '../kit/fields.js';
 
 const nodeRef = z.string().trim().min(1).max(MAX_ENTITY_NAME);
@@ -24,7 +24,7 @@ const tripleFields = {
 
 const tripleInput = z.strictObject({
   ...tripleFields,
-  project_id: projectIdField.optional().describe('Project of named entities; defaults to the call\'s project_id.'),
+  project_id: projectIdField.optional().describe("Project of named entities; defaults to the call's project_id."),
 });
 
 const input = z.strictObject({
@@ -37,7 +37,12 @@ const input = z.strictObject({
   valid_from: tripleFields.valid_from,
   valid_to: tripleFields.valid_to,
   project_id: aliased(projectIdField.default('default').describe('Project (namespace) named entities live in.'), 'project'),
-  triples: z.array(tripleInput).min(1).max(MAX_RELATE_BATCH).optional().describe(`A batch of up to ${MAX_RELATE_BATCH} triples, written all or nothing; instead of subject/predicate/object.`),
+  triples: z
+    .array(tripleInput)
+    .min(1)
+    .max(MAX_RELATE_BATCH)
+    .optional()
+    .describe(`A batch of up to ${MAX_RELATE_BATCH} triples, written all or nothing; instead of subject/predicate/object.`),
 });
 
 const tripleEnd = z.object({ id: z.string(), name: z.string(), kind: z.string() });
@@ -113,10 +118,14 @@ Advanced: {"triples": [{"subject": "01J9Z8X7W6V5T4S3R2Q1P0N9M8", "predicate": "c
       (r.tx_id !== null ? ` (transaction ${r.tx_id})` : ' (nothing written)') +
       (r.entities_created.length ? `; new entities: ${r.entities_created.map((e) => inlineName(e.name)).join(', ')}` : '') +
       '.';
-    return renderCards('triple', heading, r.triples, (t) =>
-      `**[${t.id}]** ${inlineName(t.subject.name)} —${inlineName(t.predicate)}→ ${inlineName(t.object.name)} · ${t.edge_type} · weight ${t.weight}` +
-      (t.valid_from || t.valid_to ? ` · valid ${t.valid_from ?? '…'} – ${t.valid_to ?? '…'}` : '') +
-      (t.created ? '' : ' · existing'),
+    return renderCards(
+      'triple',
+      heading,
+      r.triples,
+      (t) =>
+        `**[${t.id}]** ${inlineName(t.subject.name)} —${inlineName(t.predicate)}→ ${inlineName(t.object.name)} · ${t.edge_type} · weight ${t.weight}` +
+        (t.valid_from || t.valid_to ? ` · valid ${t.valid_from ?? '…'} – ${t.valid_to ?? '…'}` : '') +
+        (t.created ? '' : ' · existing'),
     );
   },
   resourceLinks: () => ['knowledge://graph/triples'],

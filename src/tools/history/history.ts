@@ -57,7 +57,10 @@ Advanced: {"entity_id": "01J9Z3K6Q4M8W2X5Y7R1T0V3AB", "op": "update", "since": "
     return { kind: 'history:v1' as const, ...page, contract_markers: markersFor(page.items.length) };
   },
   render(r) {
-    const heading = r.items.length === 0 ? 'No transactions match.' : `${r.items.length} transaction${r.items.length === 1 ? '' : 's'}, newest first${r.next_cursor ? ' (more with the next cursor)' : ''}.`;
+    const heading =
+      r.items.length === 0
+        ? 'No transactions match.'
+        : `${r.items.length} transaction${r.items.length === 1 ? '' : 's'}, newest first${r.next_cursor ? ' (more with the next cursor)' : ''}.`;
     return renderCards('transaction', heading, r.items, (t) => {
       const head = `**tx ${t.tx_id}** · ${t.op} · ${t.created_at}${t.actor ? ` · ${t.actor}` : ''}${t.reverted_by ? ` · reverted by tx ${t.reverted_by}` : ''}${t.reverts.length ? ` · reverts tx ${t.reverts.join(', ')}` : ''}`;
       const why = t.rationale ? `\n_${t.rationale.replace(/[_*`]/g, '')}_` : '';

@@ -6,7 +6,7 @@ const input = z.strictObject({
   steps: z.number().int().min(1).max(50).optional().describe('How many transactions to revert, newest first (1..50, default 1). Not with tx_id.'),
   tx_id: z.number().int().min(1).optional().describe('Revert exactly this transaction instead (an undo transaction is thereby redone). Not with steps or redo.'),
   redo: z.boolean().default(false).describe('true: re-apply the most recently undone transactions instead of undoing.'),
-  scope: z.enum(['session', 'all']).default('session').describe('session (default): only this session\'s transactions; all: anyone\'s.'),
+  scope: z.enum(['session', 'all']).default('session').describe("session (default): only this session's transactions; all: anyone's."),
   rationale: z.string().trim().max(1_000).optional().describe('Why, recorded in the history.'),
 });
 
@@ -41,7 +41,10 @@ Advanced: {"steps": 3, "scope": "all", "rationale": "the import wrote into the w
         issues: [{ path: 'tx_id', message: 'give either tx_id, or steps (and redo)' }],
       });
     }
-    const r = await ctx.services.history.undo({ steps: args.steps ?? 1, redo: args.redo, txId: args.tx_id, rationale: args.rationale ?? null, onlyActor: args.scope === 'all' ? null : ctx.actor }, ctx.actor);
+    const r = await ctx.services.history.undo(
+      { steps: args.steps ?? 1, redo: args.redo, txId: args.tx_id, rationale: args.rationale ?? null, onlyActor: args.scope === 'all' ? null : ctx.actor },
+      ctx.actor,
+    );
     return { kind: 'undone:v1' as const, tx_id: r.txId, op: r.op, reverted_tx_ids: r.revertedTxIds, entities: r.entities };
   },
   render(r) {

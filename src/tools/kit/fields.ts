@@ -9,7 +9,12 @@ export const contentField = z
   .refine((s) => s.trim().length > 0, 'must not be empty or only white space');
 /** Empty is allowed here on purpose: an empty query is answered with needsInput, not an error. */
 export const queryTextField = z.string().max(4_096, 'must be at most 4,096 characters');
-export const projectIdField = z.string().trim().min(1).max(128).regex(/^[\w.:@/-]+$/, 'letters, digits and . _ : @ / - only');
+export const projectIdField = z
+  .string()
+  .trim()
+  .min(1)
+  .max(128)
+  .regex(/^[\w.:@/-]+$/, 'letters, digits and . _ : @ / - only');
 export const memoryTypeField = z.enum(MEMORY_TYPES);
 export const tagsField = z.array(z.string().trim().min(1).max(64)).max(32);
 export const unitInterval = z.number().min(0).max(1);

@@ -62,7 +62,8 @@ export function normalizeArgs(raw: unknown, shape: Record<string, z.ZodType>): u
 function rejectNul(value: unknown, path: string, depth = 0): void {
   if (depth > 20) return;
   if (typeof value === 'string') {
-    if (value.includes('\u0000')) throw new AppError('INVALID_PARAMS', `${path || '(arguments)'}: NUL characters (U+0000) are not allowed`, { issues: [{ path, message: 'NUL characters are not allowed' }] });
+    if (value.includes('\u0000'))
+      throw new AppError('INVALID_PARAMS', `${path || '(arguments)'}: NUL characters (U+0000) are not allowed`, { issues: [{ path, message: 'NUL characters are not allowed' }] });
     return;
   }
   if (Array.isArray(value)) value.forEach((v, i) => rejectNul(v, `${path}.${i}`, depth + 1));

@@ -54,9 +54,7 @@ export function invalidParams(error: z.ZodError, toolName: string, allowedKeys?:
     if ('maximum' in issue) extra.maximum = Number(issue.maximum);
     return { path, message: issue.message, ...extra };
   });
-  const summary = issues
-    .map((i) => `${i.path}: ${i.message}${'keys' in i && 'allowed' in i ? ` (allowed: ${(i.allowed as string[]).join(', ')})` : ''}`)
-    .join('; ');
+  const summary = issues.map((i) => `${i.path}: ${i.message}${'keys' in i && 'allowed' in i ? ` (allowed: ${(i.allowed as string[]).join(', ')})` : ''}`).join('; ');
   return new AppError('INVALID_PARAMS', `Invalid arguments for ${toolName}: ${summary}`, { issues });
 }
 

@@ -11,9 +11,7 @@ export const needsInputSchema = z.object({
     reason: z.string(),
     suggestions: z.record(z.string(), z.array(z.string())).optional(),
   }),
-  options: z
-    .array(z.object({ label: z.string(), value: z.string(), description: z.string().optional(), field: z.string().optional() }))
-    .optional(),
+  options: z.array(z.object({ label: z.string(), value: z.string(), description: z.string().optional(), field: z.string().optional() })).optional(),
 });
 export type NeedsInputPayload = z.output<typeof needsInputSchema>;
 

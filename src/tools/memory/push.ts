@@ -5,7 +5,10 @@ import { defineTool, IDEMPOTENT_WRITE } from '../kit/define.js';
 import { memoryTypeField, projectIdField, tagsField } from '../kit/fields.js';
 
 const input = z.strictObject({
-  text: aliased(z.string().min(1, 'must not be empty').max(2_000_000, 'must be at most 2,000,000 characters').describe('The document to index; it is split into chunks.'), 'content'),
+  text: aliased(
+    z.string().min(1, 'must not be empty').max(2_000_000, 'must be at most 2,000,000 characters').describe('The document to index; it is split into chunks.'),
+    'content',
+  ),
   project_id: aliased(projectIdField.default('default').describe('Project the chunks belong to (reported as `collection`).'), 'project'),
   memory_type: aliased(memoryTypeField.default('semantic'), 'type'),
   tags: tagsField.default([]).describe('Tags for every chunk (a single string is accepted).'),

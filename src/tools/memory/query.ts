@@ -5,7 +5,16 @@ import { aliased } from '../kit/aliases.js';
 import { defineTool, READ_ONLY, type ToolContext } from '../kit/define.js';
 import { entryLinks, entrySchema, toEntry } from '../kit/entry.js';
 import {
-  limitField, memoryTypeField, projectIdField, queryTextField, scoreThresholdField, tagsField, timeRangeField, toFilters, txIdField, usedFiltersSchema,
+  limitField,
+  memoryTypeField,
+  projectIdField,
+  queryTextField,
+  scoreThresholdField,
+  tagsField,
+  timeRangeField,
+  toFilters,
+  txIdField,
+  usedFiltersSchema,
 } from '../kit/fields.js';
 
 /** More keyword matches than this with no filter attach a hint to narrow down (seed 003's threshold). */
@@ -59,7 +68,11 @@ async function byId(args: Args & { id: string }, ctx: ToolContext, asOf: number,
     const suggestions = await ctx.services.reads.neighbouringIds(args.id);
     return needsInput({
       message: `No entry has the id "${args.id}".`,
-      needsInput: { fields: ['id'], reason: `Entry "${args.id}" does not exist${args.as_of_tx_id ? ` as of transaction ${args.as_of_tx_id}` : ''}; these ids are the closest.`, suggestions: { id: suggestions } },
+      needsInput: {
+        fields: ['id'],
+        reason: `Entry "${args.id}" does not exist${args.as_of_tx_id ? ` as of transaction ${args.as_of_tx_id}` : ''}; these ids are the closest.`,
+        suggestions: { id: suggestions },
+      },
       options: suggestions.map((id) => ({ label: id, value: id, field: 'id', description: `Entry ${id}` })),
     });
   }
@@ -119,10 +132,17 @@ Advanced: {"query": "rollback thresholds", "project_id": "payments", "tags": ["o
     );
   },
   render(r) {
-    const heading = r.items.length === 0 ? `No entries match${r.query ? ` "${r.query}"` : ''}.` : `Found ${r.items.length} entr${r.items.length === 1 ? 'y' : 'ies'}${r.query ? ` for "${r.query}"` : ''} (as of transaction ${r.as_of_tx_id}).`;
+    const heading =
+      r.items.length === 0
+        ? `No entries match${r.query ? ` "${r.query}"` : ''}.`
+        : `Found ${r.items.length} entr${r.items.length === 1 ? 'y' : 'ies'}${r.query ? ` for "${r.query}"` : ''} (as of transaction ${r.as_of_tx_id}).`;
     const hint = r.hint ? `\n\n_${r.hint.message}_` : '';
-    return renderCards('entry', heading + hint, r.items, (item) =>
-      `**[${item.id}]** ${item.topic ? `${item.topic} · ` : ''}${item.project_id} · ${item.memory_type}${item.score !== null ? ` · score ${item.score.toFixed(3)}` : ''}\n${quoteMemory(item.content)}`,
+    return renderCards(
+      'entry',
+      heading + hint,
+      r.items,
+      (item) =>
+        `**[${item.id}]** ${item.topic ? `${item.topic} · ` : ''}${item.project_id} · ${item.memory_type}${item.score !== null ? ` · score ${item.score.toFixed(3)}` : ''}\n${quoteMemory(item.content)}`,
     );
   },
   resourceLinks: (_args, r) => entryLinks(r.items),

@@ -100,7 +100,12 @@ Advanced: {"query_text": "what did Alice decide about retries", "project_id": "p
   },
   render(r) {
     const heading = r.hits.length === 0 ? 'No memories above the score threshold.' : `${r.hits.length} memor${r.hits.length === 1 ? 'y' : 'ies'}; cite them by [id].`;
-    return renderCards('hit', heading, r.hits, (h) => `**[${h.id}]** score ${h.score.toFixed(3)} · ${h.project_id} · ${h.memory_type}${h.tags.length ? ` · ${h.tags.join(', ')}` : ''}\n${quoteMemory(h.text)}`);
+    return renderCards(
+      'hit',
+      heading,
+      r.hits,
+      (h) => `**[${h.id}]** score ${h.score.toFixed(3)} · ${h.project_id} · ${h.memory_type}${h.tags.length ? ` · ${h.tags.join(', ')}` : ''}\n${quoteMemory(h.text)}`,
+    );
   },
   resourceLinks: (_args, r) => entryLinks(r.hits),
 });

@@ -4,18 +4,20 @@ import { aliased } from '../kit/aliases.js';
 import { defineTool, WRITE } from '../kit/define.js';
 import { instant, contentField, isoDate, memoryTypeField, projectIdField, tagsField, unitInterval } from '../kit/fields.js';
 
-const input = z.strictObject({
-  content: aliased(contentField.describe('The memory itself: one fact, decision, preference or observation.'), 'text'),
-  topic: z.string().trim().min(1).max(256).optional().describe('A short subject line; searched with extra weight.'),
-  tags: tagsField.optional().describe('Labels for filtering, e.g. ["deploy", "backend"].'),
-  project_id: aliased(projectIdField.default('default').describe('Project (namespace) the memory belongs to.'), 'project'),
-  memory_type: aliased(memoryTypeField.default('semantic').describe('episodic (an event), semantic (a fact), procedural (how to).'), 'type'),
-  importance: unitInterval.optional().describe('0..1, default 0.5.'),
-  confidence: unitInterval.optional().describe('0..1, default 1.'),
-  source_uri: z.string().max(2_048).optional().describe('Where the memory came from (URL, file, conversation id).'),
-  valid_from: instant().optional().describe('When the fact starts to hold; recording time is kept apart.'),
-  valid_to: instant().optional().describe('When the fact stops holding.'),
-}).refine((a) => !a.valid_from || !a.valid_to || a.valid_from.getTime() <= a.valid_to.getTime(), { message: 'valid_from must not be after valid_to', path: ['valid_to'] });
+const input = z
+  .strictObject({
+    content: aliased(contentField.describe('The memory itself: one fact, decision, preference or observation.'), 'text'),
+    topic: z.string().trim().min(1).max(256).optional().describe('A short subject line; searched with extra weight.'),
+    tags: tagsField.optional().describe('Labels for filtering, e.g. ["deploy", "backend"].'),
+    project_id: aliased(projectIdField.default('default').describe('Project (namespace) the memory belongs to.'), 'project'),
+    memory_type: aliased(memoryTypeField.default('semantic').describe('episodic (an event), semantic (a fact), procedural (how to).'), 'type'),
+    importance: unitInterval.optional().describe('0..1, default 0.5.'),
+    confidence: unitInterval.optional().describe('0..1, default 1.'),
+    source_uri: z.string().max(2_048).optional().describe('Where the memory came from (URL, file, conversation id).'),
+    valid_from: instant().optional().describe('When the fact starts to hold; recording time is kept apart.'),
+    valid_to: instant().optional().describe('When the fact stops holding.'),
+  })
+  .refine((a) => !a.valid_from || !a.valid_to || a.valid_from.getTime() <= a.valid_to.getTime(), { message: 'valid_from must not be after valid_to', path: ['valid_to'] });
 
 const output = z.object({
   kind: z.literal('stored:v1'),
@@ -43,10 +45,7 @@ Advanced: {"content": "Alice prefers async stand-ups on Mondays.", "memory_type"
   input,
   output,
   async handler(args, ctx) {
-    const r = await ctx.services.memory.store(
-      args,
-      ctx.actor,
-    );
+    const r = await ctx.services.memory.store(args, ctx.actor);
     return {
       kind: 'stored:v1' as const,
       id: r.node.id,
