@@ -5,6 +5,7 @@ import { flagsHelp, parseArgs, settingFlags, settingValues, UsageError, type Fla
 import { isAppError } from './errors.js';
 import { initialToolsets } from './mcp/toolsets.js';
 import { ConfigError, configHelp, configSettings, loadConfig, type Config, type SettingName } from './config.js';
+import { hasBundledE1Model } from './embed/bundled.js';
 import { listModels, modelStatus, pullModel } from './embed/models.js';
 import { createLogger, type Logger } from './log.js';
 import { listSurface, renderReference } from './mcp/docs.js';
@@ -226,7 +227,11 @@ async function models(config: Config, args: ParsedArgs, logger: Logger): Promise
   }
   if (sub === 'status' && name === undefined) {
     if (!config.modelDir) {
-      process.stdout.write('No CONTEXT_GRAPH_MODEL_DIR set: E1 uses the model-free encoder.\n');
+      process.stdout.write(
+        hasBundledE1Model()
+          ? 'No CONTEXT_GRAPH_MODEL_DIR set: E1 uses the bundled static GloVe model (assets/e1-glove).\n'
+          : 'No CONTEXT_GRAPH_MODEL_DIR set and no bundled model: E1 uses the model-free encoder.\n',
+      );
       return 0;
     }
     process.stdout.write(JSON.stringify(await modelStatus(config.modelDir), null, 2) + '\n');

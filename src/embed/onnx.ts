@@ -16,6 +16,22 @@ export const DEFAULT_MAX_LENGTH = 256;
 const DEFAULT_BATCH_SIZE = 32;
 const MODEL_DIR_ENV = 'CONTEXT_GRAPH_MODEL_DIR';
 
+/** One onnxruntime session as every E1 encoder opens it: single-threaded ops, quiet, optimised. */
+export async function openSession(modelPath: string, threads: number, label: string): Promise<InferenceSession> {
+  try {
+    return await ort.InferenceSession.create(modelPath, {
+      intraOpNumThreads: threads,
+      interOpNumThreads: 1,
+      executionMode: 'sequential',
+      graphOptimizationLevel: 'all',
+      // Warnings would go to the process's stdout/stderr, and stdout is the MCP channel in stdio mode.
+      logSeverityLevel: 3,
+    });
+  } catch (err) {
+    throw new ModelFilesError(`cannot load ${label} with onnxruntime: ${(err as Error).message}`);
+  }
+}
+
 export class ModelFilesError extends Error {
   override name = 'ModelFilesError';
 }
@@ -38,7 +54,7 @@ async function requireFile(modelDir: string, file: string): Promise<string> {
     throw new ModelFilesError(
       `${file} not found in ${modelDir} (${MODEL_DIR_ENV}). Download a model with ` +
         `\`context-graph models pull all-MiniLM-L6-v2\` and point ${MODEL_DIR_ENV} at its folder, ` +
-        `or unset ${MODEL_DIR_ENV} to use the model-free E1 encoder.`,
+        `or unset ${MODEL_DIR_ENV} to use the bundled E1 model.`,
     );
   }
   return path;
@@ -164,24 +180,12 @@ export class OnnxEncoder implements SpaceEncoder {
     const dir = resolve(modelDir);
     const dirInfo = await stat(dir).catch(() => null);
     if (!dirInfo?.isDirectory()) {
-      throw new ModelFilesError(`model folder ${dir} (${MODEL_DIR_ENV}) does not exist; unset ${MODEL_DIR_ENV} to use the model-free E1 encoder`);
+      throw new ModelFilesError(`model folder ${dir} (${MODEL_DIR_ENV}) does not exist; unset ${MODEL_DIR_ENV} to use the bundled E1 model`);
     }
     const modelPath = await requireFile(dir, MODEL_FILE);
     const tokenizer = await BertTokenizer.load(dir, opts.maxLength ?? DEFAULT_MAX_LENGTH);
     const modelId = opts.modelId ?? (await onnxModelId(dir));
-    let session: InferenceSession;
-    try {
-      session = await ort.InferenceSession.create(modelPath, {
-        intraOpNumThreads: opts.threads ?? 1,
-        interOpNumThreads: 1,
-        executionMode: 'sequential',
-        graphOptimizationLevel: 'all',
-        // Warnings would go to the process's stdout/stderr, and stdout is the MCP channel in stdio mode.
-        logSeverityLevel: 3,
-      });
-    } catch (err) {
-      throw new ModelFilesError(`cannot load ${modelPath} (${MODEL_DIR_ENV}) with onnxruntime: ${(err as Error).message}`);
-    }
+    const session = await openSession(modelPath, opts.threads ?? 1, `${modelPath} (${MODEL_DIR_ENV})`);
     if (!session.inputNames.includes('input_ids')) {
       await session.release();
       throw new ModelFilesError(`${modelPath} has no input_ids input (inputs: ${session.inputNames.join(', ')}); expected a BERT-style encoder`);

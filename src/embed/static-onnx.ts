@@ -4,7 +4,7 @@ import ort from 'onnxruntime-node';
 import type { InferenceSession } from 'onnxruntime-node';
 import { bundledE1ModelDir } from './bundled.js';
 import { sha256File } from './models.js';
-import { ModelFilesError } from './onnx.js';
+import { ModelFilesError, openSession } from './onnx.js';
 import type { SpaceEncoder } from './encoder.js';
 import type { EncoderInfo } from './types.js';
 import { WordVocabulary } from './word-tokenizer.js';
@@ -104,19 +104,7 @@ export class StaticOnnxEncoder implements SpaceEncoder {
     if (vocabulary.size !== config.vocab_size) {
       throw new ModelFilesError(`${vocabPath} has ${vocabulary.size} words, ${configPath} says ${config.vocab_size}`);
     }
-    let session: InferenceSession;
-    try {
-      session = await ort.InferenceSession.create(modelPath, {
-        intraOpNumThreads: opts.threads ?? 1,
-        interOpNumThreads: 1,
-        executionMode: 'sequential',
-        graphOptimizationLevel: 'all',
-        // Warnings would go to stdout/stderr, and stdout is the MCP channel in stdio mode.
-        logSeverityLevel: 3,
-      });
-    } catch (err) {
-      throw new ModelFilesError(`cannot load ${modelPath} with onnxruntime: ${(err as Error).message}`);
-    }
+    const session = await openSession(modelPath, opts.threads ?? 1, modelPath);
     const info: EncoderInfo = { space: 'E1', modelId: config.model_id, dim: config.dim, provider: STATIC_PROVIDER };
     return new StaticOnnxEncoder(info, vocabulary, session, opts.batchSize ?? DEFAULT_BATCH_SIZE, opts.maxTokens ?? DEFAULT_MAX_TOKENS);
   }
