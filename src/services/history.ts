@@ -5,7 +5,6 @@ import type { Db, Queryable } from '../store/db.js';
 import {
   changeSummaries,
   changesOfTxs,
-  decodeImage,
   edgesByIdForUpdate,
   entityChangesSince,
   hardDeleteEdge,
@@ -24,8 +23,9 @@ import {
 import { retractEmbeddings } from '../store/embeddings-repo.js';
 import { advisoryXactLock, LOCKS } from '../store/locks.js';
 import type { NodeRecord } from '../store/nodes-repo.js';
-import { imagesAsOf, latestTxId, type ImageAsOf } from '../store/tx-log.js';
+import { latestTxId } from '../store/tx-log.js';
 import type { EmbeddingScheduler } from './embedding-scheduler.js';
+import { changeTypeOf, sameImage, state, type ChangeType, type Image } from './images.js';
 import { image, writeTransaction } from './writes.js';
 
 /**
@@ -69,7 +69,7 @@ export interface UndoResult {
 }
 
 /** How an entity changed in a transaction, seen by a reader. */
-export type ChangeType = 'create' | 'update' | 'delete' | 'restore';
+export type { ChangeType };
 
 export interface HistoryItem {
   tx_id: number;
@@ -101,40 +101,6 @@ export interface HistoryQuery {
 }
 
 const MAX_CHANGES_PER_ITEM = 50;
-
-type Image = Record<string, unknown>;
-
-function state(img: Image | null): 'absent' | 'deleted' | 'live' {
-  if (img === null) return 'absent';
-  return img.deleted_at !== null && img.deleted_at !== undefined ? 'deleted' : 'live';
-}
-
-export function changeTypeOf(before: 'absent' | 'deleted' | 'live', after: 'absent' | 'deleted' | 'live'): ChangeType {
-  if (before === 'absent' && after !== 'absent') return 'create';
-  if (after === 'absent' || (after === 'deleted' && before === 'live')) return 'delete';
-  if (before !== 'live' && after === 'live') return 'restore';
-  return 'update';
-}
-
-function canonical(v: unknown): string {
-  if (v === null || typeof v !== 'object') return JSON.stringify(v) ?? 'null';
-  if (Array.isArray(v)) return `[${v.map(canonical).join(',')}]`;
-  const keys = Object.keys(v as object).sort();
-  return `{${keys.map((k) => `${JSON.stringify(k)}:${canonical((v as Record<string, unknown>)[k])}`).join(',')}}`;
-}
-
-/**
- * Two images of one entity are the same state when they agree on every column both carry
- * (writers may log slightly different column sets; null and absent differ).
- */
-export function sameImage(a: Image | null, b: Image | null): boolean {
-  if (a === null || b === null) return a === b;
-  for (const k of Object.keys(a)) {
-    if (!(k in b)) continue;
-    if (canonical(a[k]) !== canonical(b[k])) return false;
-  }
-  return true;
-}
 
 function encodeCursor(c: { b: number; m: number }): string {
   return Buffer.from(JSON.stringify(c)).toString('base64url');
@@ -372,51 +338,3 @@ export class HistoryService {
 
 // ---------------------------------------------------------------------------------------------
 // as-of reads, for every reader that accepts `as_of_tx_id`
-
-/**
- * The tx id a read reflects: `asOfTxId` when given (it must exist), else the newest one.
- * Throws INVALID_PARAMS for a tx id beyond the newest.
- */
-export async function resolveAsOf(q: Queryable, asOfTxId: number | null | undefined): Promise<number> {
-  const latest = await latestTxId(q);
-  if (asOfTxId === undefined || asOfTxId === null) return latest;
-  if (!Number.isSafeInteger(asOfTxId) || asOfTxId < 0 || asOfTxId > latest) {
-    throw new AppError('INVALID_PARAMS', `as_of_tx_id: ${asOfTxId} is beyond the newest transaction (${latest}).`, {
-      issues: [{ path: 'as_of_tx_id', message: `must be between 0 and ${latest}`, minimum: 0, maximum: latest }],
-    });
-  }
-  return asOfTxId;
-}
-
-export interface EntryAsOf {
-  id: string;
-  /** The transaction that last changed the entry at or before the as-of point. */
-  tx_id: number;
-  entry: Record<string, unknown>;
-}
-
-function asOfRows(rows: ImageAsOf[], opts: { includeDeleted?: boolean }): EntryAsOf[] {
-  const out: EntryAsOf[] = [];
-  for (const r of rows) {
-    const entry = decodeImage(r.image);
-    if (!entry) continue;
-    if (!opts.includeDeleted && entry.deleted_at !== null && entry.deleted_at !== undefined) continue;
-    out.push({ id: r.entity_id, tx_id: r.tx_id, entry });
-  }
-  return out;
-}
-
-/**
- * Entries (node images) as they were right after transaction `asOfTxId`, in id order. Entries
- * absent then (not yet created, un-created, or deleted unless `includeDeleted`) are left out.
- */
-export async function entriesAsOf(q: Queryable, asOfTxId: number, ids: readonly string[], opts: { includeDeleted?: boolean } = {}): Promise<EntryAsOf[]> {
-  if (ids.length === 0) return [];
-  return asOfRows(await imagesAsOf(q, 'node', asOfTxId, { ids, limit: ids.length, includeDeleted: opts.includeDeleted ?? false }), opts);
-}
-
-/** Edge images as of `asOfTxId` (same rules as entriesAsOf). */
-export async function triplesAsOf(q: Queryable, asOfTxId: number, ids: readonly string[], opts: { includeDeleted?: boolean } = {}): Promise<EntryAsOf[]> {
-  if (ids.length === 0) return [];
-  return asOfRows(await imagesAsOf(q, 'edge', asOfTxId, { ids, limit: ids.length, includeDeleted: opts.includeDeleted ?? false }), opts);
-}
