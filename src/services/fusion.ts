@@ -48,11 +48,15 @@ export function fuseRanks(signals: readonly RankedSignal[], k: number = RRF_K): 
 
 /**
  * Weighted sum of normalised scores: lexical (BM25) divided by the query's best BM25, any other
- * signal min-max scaled over its own candidates; a signal that did not list a key adds 0. Raw
+ * signal min-max scaled over its own candidates (from 0 below MIN_MAX_POPULATION of them); a
+ * signal that did not list a key adds 0. Raw
  * scores keep the strength of a match that ranks throw away: on LoCoMo (bench --parts locomo)
  * BM25 + GloVe E1 fused this way beat the same pair under RRF at every k (research note, §5.1).
  * The result is divided by the total weight, so it lies in [0, 1].
  */
+/** Candidates a signal needs before its scores are min-max scaled (see fuseScores). */
+export const MIN_MAX_POPULATION = 20;
+
 export function fuseScores(signals: readonly RankedSignal[], lexical: string): FusedHit[] {
   const totalWeight = signals.reduce((sum, s) => sum + (s.weight > 0 ? s.weight : 0), 0);
   const byKey = new Map<number, { raw: number; signals: FusedHit['signals'] }>();
@@ -61,7 +65,9 @@ export function fuseScores(signals: readonly RankedSignal[], lexical: string): F
     if (!(signal.weight > 0) || signal.hits.length === 0) continue;
     const scores = signal.hits.map((h) => h.score);
     const max = Math.max(...scores);
-    const min = signal.name === lexical ? 0 : Math.min(...scores);
+    // Min-max needs a population: over a handful of candidates (a small project) it would make
+    // the weaker of two near-equal matches worth nothing, so short lists are scaled from 0.
+    const min = signal.name === lexical || scores.length < MIN_MAX_POPULATION ? 0 : Math.min(...scores);
     const span = max - min;
     const seen = new Set<number>();
     let rank = 0;
@@ -70,7 +76,7 @@ export function fuseScores(signals: readonly RankedSignal[], lexical: string): F
       seen.add(hit.key);
       rank++;
       // One candidate alone (or all equal) is that signal's best: full credit.
-      const norm = span > 0 ? (hit.score - min) / span : 1;
+      const norm = span > 0 ? Math.max(0, (hit.score - min) / span) : 1;
       const entry = byKey.get(hit.key) ?? { raw: 0, signals: {} };
       entry.raw += signal.weight * norm;
       entry.signals[signal.name] = { rank, score: hit.score };

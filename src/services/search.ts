@@ -49,6 +49,16 @@ export interface HybridResult {
  */
 export const SIGNAL_WEIGHTS: Readonly<Record<string, number>> = Object.freeze(signalWeights());
 
+/**
+ * A fact that was superseded or whose validity ended still answers questions about the past, but
+ * its replacement or a live fact should come first: its score is scaled by this.
+ */
+export const STALE_FACTOR = 0.5;
+
+export function isStale(node: Pick<NodeRecord, 'metadata' | 'valid_to'>, now: number): boolean {
+  return typeof node.metadata.superseded_by === 'string' || (node.valid_to !== null && node.valid_to.getTime() <= now);
+}
+
 /** Hits per signal that go into fusion: limit × 10, within these bounds. */
 const MIN_CANDIDATES = 50;
 const MAX_CANDIDATES = 500;
@@ -100,7 +110,8 @@ export class SearchService {
     const threshold = q.scoreThreshold ?? 0;
     const candidates = fused.filter((f) => f.score >= threshold);
     const matched = candidates.filter((f) => f.signals[LEXICAL_SIGNAL]).length;
-    const kept = candidates.slice(0, q.limit);
+    // Twice the limit is read so that a stale fact pushed down can make room for what follows it.
+    const kept = candidates.slice(0, q.limit * 2);
     // Only the hits need their (possibly 64 KB) content.
     const rows = new Map(
       (
@@ -110,10 +121,14 @@ export class SearchService {
         )
       ).map((n) => [n.nid, n]),
     );
-    const hits = kept.flatMap((f) => {
-      const node = rows.get(f.key);
-      return node ? [{ node, score: f.score, signals: f.signals }] : [];
-    });
+    const now = Date.now();
+    const hits = kept
+      .flatMap((f) => {
+        const node = rows.get(f.key);
+        return node ? [{ node, score: isStale(node, now) ? f.score * STALE_FACTOR : f.score, signals: f.signals }] : [];
+      })
+      .sort((a, b) => b.score - a.score || a.node.nid - b.node.nid)
+      .slice(0, q.limit);
     return { hits, matched };
   }
 

@@ -96,6 +96,28 @@ describe('contract as a new user meets it: toolsets, published schemas, dates, b
     assert.ok(text.includes((first.structuredContent as { id: string }).id), 'the markdown names the existing entry');
   });
 
+  test('a superseded fact ranks below its replacement and says whom it was replaced by, in every shape', async () => {
+    const old = (await call(client, 'store', { content: 'The lighthouse keeper rotates the lamp every four hours.', project_id: 'coast' })).structuredContent as { id: string };
+    const upd = (await call(client, 'update', { id: old.id, content: 'The lighthouse keeper rotates the lamp every six hours.', supersedes: true })).structuredContent as {
+      id: string;
+    };
+    type Hit = { id: string; superseded_by: string | null };
+    // The old text matches the query's number better, so only the demotion can put it second.
+    const r = await call(client, 'search', { query_text: 'how often is the lighthouse lamp rotated every four hours', project_id: 'coast', score_threshold: 0 });
+    const hits = (r.structuredContent as { hits: Hit[] }).hits;
+    assert.deepEqual(
+      hits.map((h) => h.id),
+      [upd.id, old.id],
+    );
+    assert.equal(hits[1]!.superseded_by, upd.id);
+    assert.equal(hits[0]!.superseded_by, null);
+    assert.match((r.content[0] as { text: string }).text, new RegExp(`superseded by \`${upd.id}\``));
+    const byId = (await call(client, 'query', { id: old.id })).structuredContent as { items: Hit[] };
+    assert.equal(byId.items[0]!.superseded_by, upd.id);
+    const resource = JSON.parse(((await client.readResource({ uri: `knowledge://entries/${old.id}` })).contents[0] as { text: string }).text) as { items: Hit[] };
+    assert.equal(resource.items[0]!.superseded_by, upd.id);
+  });
+
   test('arguments that are not an object answer a clean INVALID_PARAMS, no internal dump', async () => {
     const r: CallToolResult = await client.request({ method: 'tools/call', params: { name: 'store', arguments: 'content=hello' as never } }, CallToolResultSchema);
     assert.equal(r.isError, true);

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { fuseRanks, fuseScores, RRF_K, type RankedSignal } from '../../src/services/fusion.js';
+import { fuseRanks, fuseScores, MIN_MAX_POPULATION, RRF_K, type RankedSignal } from '../../src/services/fusion.js';
 
 const hits = (...keys: number[]) => keys.map((key, i) => ({ key, score: 1 - i / 10 }));
 
@@ -84,6 +84,8 @@ test('the result does not depend on the order signals are given in (seeded gener
 });
 
 test('weighted score sum: BM25 over its best, cosine min-max over its candidates, absent adds 0', () => {
+  // Enough candidates for min-max (MIN_MAX_POPULATION): 17 fillers at the minimum.
+  const fillers = Array.from({ length: MIN_MAX_POPULATION - 3 }, (_, i) => ({ key: 100 + i, score: 0.5 }));
   const fused = fuseScores(
     [
       {
@@ -94,21 +96,13 @@ test('weighted score sum: BM25 over its best, cosine min-max over its candidates
           { key: 2, score: 2 },
         ],
       },
-      {
-        name: 'E1',
-        weight: 1,
-        hits: [
-          { key: 2, score: 0.9 },
-          { key: 3, score: 0.7 },
-          { key: 1, score: 0.5 },
-        ],
-      },
+      { name: 'E1', weight: 1, hits: [{ key: 2, score: 0.9 }, { key: 3, score: 0.7 }, { key: 1, score: 0.5 }, ...fillers] },
     ],
     'lexical',
   );
   // key 1: (8/8 + 0)/2 = 0.5; key 2: (2/8 + 1)/2 = 0.625; key 3: (0 + 0.5)/2 = 0.25.
   assert.deepEqual(
-    fused.map((f) => [f.key, Number(f.score.toFixed(6))]),
+    fused.slice(0, 3).map((f) => [f.key, Number(f.score.toFixed(6))]),
     [
       [2, 0.625],
       [1, 0.5],
@@ -116,6 +110,24 @@ test('weighted score sum: BM25 over its best, cosine min-max over its candidates
     ],
   );
   assert.deepEqual(fused[0]!.signals, { lexical: { rank: 2, score: 2 }, E1: { rank: 1, score: 0.9 } });
+});
+
+test('weighted score sum scales a short list from 0: two near-equal matches in a small project stay near-equal', () => {
+  const fused = fuseScores(
+    [
+      {
+        name: 'E1',
+        weight: 1,
+        hits: [
+          { key: 1, score: 0.8 },
+          { key: 2, score: 0.78 },
+        ],
+      },
+    ],
+    'lexical',
+  );
+  assert.equal(fused[0]!.score, 1);
+  assert.ok(fused[1]!.score > 0.95, `second scored ${fused[1]!.score}`);
 });
 
 test('weighted score sum keeps the strength of a match that ranks throw away', () => {

@@ -19,6 +19,7 @@ export const entrySchema = z.object({
   recorded_at: isoDate,
   updated_at: isoDate,
   version: z.number().int(),
+  superseded_by: z.string().nullable().describe('The entry that replaced this fact, if one did (update with supersedes).'),
 });
 export type Entry = z.output<typeof entrySchema>;
 
@@ -42,6 +43,7 @@ export function toEntry(n: NodeRecord): Entry {
     recorded_at: iso(n.created_at)!,
     updated_at: iso(n.updated_at)!,
     version: n.version,
+    superseded_by: typeof n.metadata?.superseded_by === 'string' ? n.metadata.superseded_by : null,
   };
 }
 

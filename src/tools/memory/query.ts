@@ -142,7 +142,7 @@ Advanced: {"query": "rollback thresholds", "project_id": "payments", "tags": ["o
       heading + hint,
       r.items,
       (item) =>
-        `**[${item.id}]** ${item.topic ? `${item.topic} · ` : ''}${item.project_id} · ${item.memory_type}${item.score !== null ? ` · score ${item.score.toFixed(3)}` : ''}\n${quoteMemory(item.content)}`,
+        `**[${item.id}]** ${item.topic ? `${item.topic} · ` : ''}${item.project_id} · ${item.memory_type}${item.score !== null ? ` · score ${item.score.toFixed(3)}` : ''}${item.superseded_by ? ` · superseded by \`${item.superseded_by}\`` : ''}\n${quoteMemory(item.content)}`,
     );
   },
   resourceLinks: (_args, r) => entryLinks(r.items),

@@ -28,6 +28,7 @@ const hitSchema = z.object({
   tags: z.array(z.string()),
   timestamp: z.string().describe('When the memory was recorded (ISO 8601).'),
   source_uri: z.string().nullable(),
+  superseded_by: z.string().nullable().describe('The entry that replaced this fact, if one did; such hits rank lower.'),
 });
 
 const output = z.object({
@@ -86,6 +87,7 @@ Advanced: {"query_text": "what did Alice decide about retries", "project_id": "p
       memory_type: h.node.memory_type as Hit['memory_type'],
       tags: h.node.tags,
       timestamp: h.node.created_at.toISOString(),
+      superseded_by: typeof h.node.metadata.superseded_by === 'string' ? h.node.metadata.superseded_by : null,
       source_uri: h.node.source_uri,
     }));
     return {
@@ -104,7 +106,8 @@ Advanced: {"query_text": "what did Alice decide about retries", "project_id": "p
       'hit',
       heading,
       r.hits,
-      (h) => `**[${h.id}]** score ${h.score.toFixed(3)} · ${h.project_id} · ${h.memory_type}${h.tags.length ? ` · ${h.tags.join(', ')}` : ''}\n${quoteMemory(h.text)}`,
+      (h) =>
+        `**[${h.id}]** score ${h.score.toFixed(3)} · ${h.project_id} · ${h.memory_type}${h.tags.length ? ` · ${h.tags.join(', ')}` : ''}${h.superseded_by ? ` · superseded by \`${h.superseded_by}\`` : ''}\n${quoteMemory(h.text)}`,
     );
   },
   resourceLinks: (_args, r) => entryLinks(r.hits),
