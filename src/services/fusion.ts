@@ -22,24 +22,7 @@ export const RRF_K = 60;
 export function fuseRanks(signals: readonly RankedSignal[], k: number = RRF_K): FusedHit[] {
   const totalWeight = signals.reduce((sum, s) => sum + (s.weight > 0 ? s.weight : 0), 0);
   const best = totalWeight / (k + 1);
-  const byKey = new Map<number, { raw: number; signals: FusedHit['signals'] }>();
-  // Summing in a fixed order keeps float results identical whatever order signals arrive in.
-  const ordered = [...signals].sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
-  for (const signal of ordered) {
-    if (!(signal.weight > 0)) continue;
-    const seen = new Set<number>();
-    let rank = 0;
-    for (const hit of signal.hits) {
-      // A key listed twice by one signal counts once, at its best rank.
-      if (seen.has(hit.key)) continue;
-      seen.add(hit.key);
-      rank++;
-      const entry = byKey.get(hit.key) ?? { raw: 0, signals: {} };
-      entry.raw += signal.weight / (k + rank);
-      entry.signals[signal.name] = { rank, score: hit.score };
-      byKey.set(hit.key, entry);
-    }
-  }
+  const byKey = accumulate(signals, (signal) => (_score, rank) => signal.weight / (k + rank));
   const fused = [...byKey.entries()].map(([key, e]) => ({ key, score: best > 0 ? e.raw / best : 0, signals: e.signals }));
   // Ties break on key so the order never depends on the order signals were passed in.
   fused.sort((a, b) => b.score - a.score || a.key - b.key);
@@ -59,31 +42,47 @@ export const MIN_MAX_POPULATION = 20;
 
 export function fuseScores(signals: readonly RankedSignal[], lexical: string): FusedHit[] {
   const totalWeight = signals.reduce((sum, s) => sum + (s.weight > 0 ? s.weight : 0), 0);
-  const byKey = new Map<number, { raw: number; signals: FusedHit['signals'] }>();
-  const ordered = [...signals].sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
-  for (const signal of ordered) {
-    if (!(signal.weight > 0) || signal.hits.length === 0) continue;
+  const byKey = accumulate(signals, (signal) => {
     const scores = signal.hits.map((h) => h.score);
     const max = Math.max(...scores);
     // Min-max needs a population: over a handful of candidates (a small project) it would make
     // the weaker of two near-equal matches worth nothing, so short lists are scaled from 0.
     const min = signal.name === lexical || scores.length < MIN_MAX_POPULATION ? 0 : Math.min(...scores);
     const span = max - min;
+    // One candidate alone (or all equal) is that signal's best: full credit.
+    return (score) => signal.weight * (span > 0 ? Math.max(0, (score - min) / span) : 1);
+  });
+  const fused = [...byKey.entries()].map(([key, e]) => ({ key, score: totalWeight > 0 ? e.raw / totalWeight : 0, signals: e.signals }));
+  fused.sort((a, b) => b.score - a.score || a.key - b.key);
+  return fused;
+}
+
+/**
+ * Sums each signal's contribution per key, in a fixed signal order (so float results do not
+ * depend on the order signals arrive in); a key listed twice by one signal counts once, at its
+ * best rank. `contribution` is built once per signal with a weight above 0 and given the hit's
+ * raw score and 1-based rank.
+ */
+function accumulate(
+  signals: readonly RankedSignal[],
+  contribution: (signal: RankedSignal) => (score: number, rank: number) => number,
+): Map<number, { raw: number; signals: FusedHit['signals'] }> {
+  const byKey = new Map<number, { raw: number; signals: FusedHit['signals'] }>();
+  const ordered = [...signals].sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+  for (const signal of ordered) {
+    if (!(signal.weight > 0) || signal.hits.length === 0) continue;
+    const add = contribution(signal);
     const seen = new Set<number>();
     let rank = 0;
     for (const hit of signal.hits) {
       if (seen.has(hit.key)) continue;
       seen.add(hit.key);
       rank++;
-      // One candidate alone (or all equal) is that signal's best: full credit.
-      const norm = span > 0 ? Math.max(0, (hit.score - min) / span) : 1;
       const entry = byKey.get(hit.key) ?? { raw: 0, signals: {} };
-      entry.raw += signal.weight * norm;
+      entry.raw += add(hit.score, rank);
       entry.signals[signal.name] = { rank, score: hit.score };
       byKey.set(hit.key, entry);
     }
   }
-  const fused = [...byKey.entries()].map(([key, e]) => ({ key, score: totalWeight > 0 ? e.raw / totalWeight : 0, signals: e.signals }));
-  fused.sort((a, b) => b.score - a.score || a.key - b.key);
-  return fused;
+  return byKey;
 }

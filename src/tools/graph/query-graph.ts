@@ -5,7 +5,7 @@ import { aliased } from '../kit/aliases.js';
 import { defineTool, READ_ONLY } from '../kit/define.js';
 import { MAX_ENTITY_NAME, MAX_PREDICATE } from '../../services/graph.js';
 import { instant, projectIdField } from '../kit/fields.js';
-import { edgeTypeField, inlineName, tripleOutput } from './relate.js';
+import { edgeTypeField, inlineName, tripleCard, tripleOutput } from './relate.js';
 
 const SNIPPET = 280;
 
@@ -107,14 +107,7 @@ Advanced: {"node": "payments-service", "depth": 2, "direction": "out", "predicat
       `Graph around ${inlineName(r.start.name)} (\`${r.start.id}\`): ${others.length} node${others.length === 1 ? '' : 's'}, ${r.triples.length} triple${r.triples.length === 1 ? '' : 's'} within ${r.depth} hop${r.depth === 1 ? '' : 's'} (${r.direction}), as of transaction ${r.as_of_tx_id}.${r.truncated ? ' Truncated: raise limit or narrow the filters.' : ''}`,
       ...others.map((n) => `- depth ${n.depth} · **[${n.id}]** ${n.kind} ${inlineName(n.name)}${n.kind === 'entity' ? '' : `\n${quoteMemory(n.content, 200)}`}`),
     ].join('\n');
-    return renderCards(
-      'triple',
-      heading,
-      r.triples,
-      (t) =>
-        `**[${t.id}]** ${inlineName(t.subject.name)} —${inlineName(t.predicate)}→ ${inlineName(t.object.name)} · ${t.edge_type} · weight ${t.weight}` +
-        (t.valid_from || t.valid_to ? ` · valid ${t.valid_from ?? '…'} – ${t.valid_to ?? '…'}` : ''),
-    );
+    return renderCards('triple', heading, r.triples, tripleCard);
   },
   resourceLinks: () => ['knowledge://graph/triples'],
 });

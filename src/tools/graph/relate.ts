@@ -118,15 +118,15 @@ Advanced: {"triples": [{"subject": "01J9Z8X7W6V5T4S3R2Q1P0N9M8", "predicate": "c
       (r.tx_id !== null ? ` (transaction ${r.tx_id})` : ' (nothing written)') +
       (r.entities_created.length ? `; new entities: ${r.entities_created.map((e) => inlineName(e.name)).join(', ')}` : '') +
       '.';
-    return renderCards(
-      'triple',
-      heading,
-      r.triples,
-      (t) =>
-        `**[${t.id}]** ${inlineName(t.subject.name)} —${inlineName(t.predicate)}→ ${inlineName(t.object.name)} · ${t.edge_type} · weight ${t.weight}` +
-        (t.valid_from || t.valid_to ? ` · valid ${t.valid_from ?? '…'} – ${t.valid_to ?? '…'}` : '') +
-        (t.created ? '' : ' · existing'),
-    );
+    return renderCards('triple', heading, r.triples, (t) => tripleCard(t) + (t.created ? '' : ' · existing'));
   },
   resourceLinks: () => ['knowledge://graph/triples'],
 });
+
+/** One triple as a markdown card line: ids, names, type, weight, validity. */
+export function tripleCard(t: Pick<z.output<typeof tripleOutput>, 'id' | 'subject' | 'predicate' | 'object' | 'edge_type' | 'weight' | 'valid_from' | 'valid_to'>): string {
+  return (
+    `**[${t.id}]** ${inlineName(t.subject.name)} —${inlineName(t.predicate)}→ ${inlineName(t.object.name)} · ${t.edge_type} · weight ${t.weight}` +
+    (t.valid_from || t.valid_to ? ` · valid ${t.valid_from ?? '…'} – ${t.valid_to ?? '…'}` : '')
+  );
+}
