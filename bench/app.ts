@@ -3,8 +3,9 @@ import { createApp, type App } from '../src/app.js';
 import { loadConfig } from '../src/config.js';
 import { createLogger } from '../src/log.js';
 
-export async function openBenchApp(dataDir: string, modelDir?: string | null): Promise<App> {
-  const env: NodeJS.ProcessEnv = { CONTEXT_GRAPH_DATA_DIR: dataDir };
+export async function openBenchApp(dataDir: string, modelDir?: string | null, extraEnv: NodeJS.ProcessEnv = {}): Promise<App> {
+  // Automatic edges off unless a part asks: background link jobs would load the machine other parts time.
+  const env: NodeJS.ProcessEnv = { CONTEXT_GRAPH_DATA_DIR: dataDir, CONTEXT_GRAPH_AUTO_EDGES: 'off', ...extraEnv };
   if (modelDir) env.CONTEXT_GRAPH_MODEL_DIR = modelDir;
   return createApp(loadConfig(env), createLogger('warn'));
 }

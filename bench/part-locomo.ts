@@ -19,6 +19,7 @@ import { readLocomo, type LocomoSample } from './locomo/data.js';
 import { scoreByCategory, type LocomoRun, type ScoredSystem } from './locomo/score.js';
 import { buildBm25 } from './quality/bm25.js';
 import { denseOnly, lexicalOnly } from './signals.js';
+import { LEXICAL_SPACE, signalWeights, spaceById } from '../src/embed/spaces/registry.js';
 import { summarize, type LatencySummary } from './stats.js';
 
 /** The deepest cut-off scored; every system returns this many results. */
@@ -26,6 +27,12 @@ const DEPTH = 50;
 /** Untimed queries before each timed system, so JIT warm-up does not land in its p95. */
 const WARMUP_QUERIES = 20;
 const EMBED_WAIT_MS = 600_000;
+/** The `search` tool's default score_threshold. */
+const DEFAULT_THRESHOLD = 0.25;
+/** Weights (E1 = 1) at which each unweighted space is tried in fusion; CG_BENCH_PROBE_WEIGHTS="0.1,0.3". */
+const FUSION_PROBE_WEIGHTS = (process.env.CG_BENCH_PROBE_WEIGHTS ?? '0.3').split(',').map(Number);
+/** Only these spaces are probed (CG_BENCH_PROBES="E7,E9"); default every unweighted one. */
+const PROBE_ONLY = process.env.CG_BENCH_PROBES ? new Set(process.env.CG_BENCH_PROBES.split(',')) : null;
 
 export interface LocomoResult {
   file: string;
@@ -77,10 +84,20 @@ export async function runLocomo(opts: { path: string; explicit: boolean; limit: 
     await Promise.all([server.connect(a), client.connect(b)]);
     const { loaded, ingest } = await ingestAll(app, samples);
     const spaces = app.embedder.encoders().map((e) => e.space);
-    const denseSpaces = app.embedder
-      .encoders()
-      .filter((e) => e.dim > 0)
-      .map((e) => e.space);
+    // Every space but the lexical one alone (the lexical one is lexical_only); dense by k-NN,
+    // sparse ones (E7, E11) by BM25 over their own terms.
+    const singleSpaces = spaces.filter((s) => s !== LEXICAL_SPACE);
+    // Each other space added to the default fusion at FUSION_PROBE_WEIGHT, and all of them together:
+    // what a space earns in fusion, measured side by side with the default.
+    const defaults = signalWeights();
+    const probes = spaces
+      .map(spaceById)
+      .filter((s) => (defaults[s.signal] ?? 0) === 0)
+      .filter((s) => !PROBE_ONLY || PROBE_ONLY.has(s.id));
+    const fusedWith = (extra: Record<string, number>) => async (l: Loaded, q: string) =>
+      (await app.services.search.hybrid({ text: q, limit: DEPTH, projectId: l.projectId, weights: { ...defaults, ...extra } })).hits.map(
+        (h) => l.diaOfNid.get(h.node.nid) ?? `nid:${h.node.nid}`,
+      );
 
     const bm25 = new Map(samples.map((s) => [s.sampleId, buildBm25(s.turns.map((t) => ({ key: t.diaId, topic: '', content: t.content })))]));
     // Single signals search the whole store: fetch every memory's rank, then keep this project's.
@@ -94,9 +111,21 @@ export async function runLocomo(opts: { path: string; explicit: boolean; limit: 
         run: async (l, q) =>
           (await app.services.search.hybrid({ text: q, limit: DEPTH, projectId: l.projectId })).hits.map((h) => l.diaOfNid.get(h.node.nid) ?? `nid:${h.node.nid}`),
       },
+      {
+        // What an agent gets with the tool's default threshold: calibrated scores drop the weak tail.
+        name: 'hybrid_threshold_0.25',
+        run: async (l, q) =>
+          (await app.services.search.hybrid({ text: q, limit: DEPTH, projectId: l.projectId, scoreThreshold: DEFAULT_THRESHOLD })).hits.map(
+            (h) => l.diaOfNid.get(h.node.nid) ?? `nid:${h.node.nid}`,
+          ),
+      },
       { name: 'bm25_wink', run: async (l, q) => bm25.get(l.sample.sampleId)!.search(q, DEPTH) },
       ...(spaces.includes('E13') ? [{ name: 'lexical_only', run: async (l: Loaded, q: string) => inProject(l, await lexicalOnly(app, q, turns)) }] : []),
-      ...denseSpaces.map((space) => ({ name: `${space}_only`, run: async (l: Loaded, q: string) => inProject(l, await denseOnly(app, space, q, turns)) })),
+      ...singleSpaces.map((space) => ({ name: `${space}_only`, run: async (l: Loaded, q: string) => inProject(l, await denseOnly(app, space, q, turns)) })),
+      ...FUSION_PROBE_WEIGHTS.flatMap((w) => [
+        ...probes.map((s) => ({ name: `fused+${s.id}@${w}`, run: fusedWith({ [s.signal]: w }) })),
+        ...(probes.length > 1 ? [{ name: `fused+all@${w}`, run: fusedWith(Object.fromEntries(probes.map((s) => [s.signal, w]))) }] : []),
+      ]),
     ];
 
     const ranked: Record<string, string[][]> = Object.fromEntries(systems.map((x) => [x.name, []]));

@@ -2,6 +2,7 @@
 import { barChart, lineChart } from './chart.js';
 import type { Machine } from './env.js';
 import { locomoTarget, renderLocomo } from './locomo/report.js';
+import { renderCuration, type CurationResult } from './part-curation.js';
 import type { IndexDatasetResult } from './part-index.js';
 import type { LocomoOutcome } from './part-locomo.js';
 import type { OnnxResult } from './part-onnx.js';
@@ -251,6 +252,7 @@ export function renderSummary(r: Report): string {
     L.push('');
   }
   L.push(...renderLocomo(r.results.locomo));
+  if (r.results.curation) L.push(...renderCuration(r.results.curation as CurationResult));
   return L.join('\n') + '\n';
 }
 

@@ -7,7 +7,7 @@
  *   npm run bench -- --quick                       # small sizes, for development
  *   npm run bench -- --parts quality,index --sizes 1000,10000 --seed 7
  *
- * Parts: write, onnx, read, memory, index, peer, quality, locomo (skipped with a message when
+ * Parts: write, onnx, read, memory, index, peer, quality, locomo, curation, import, navigation, dreams (skipped with a message when
  * its data file is absent). Writes bench/results/<date>/ (results.json, summary.md, *.svg) and
  * shows progress on stderr.
  */
@@ -16,20 +16,24 @@ import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { packageRoot } from '../src/paths.js';
 import { log, machine } from './env.js';
+import { runCuration } from './part-curation.js';
+import { runDreams } from './part-dreams.js';
+import { renderImportSummary, runImportBench, type ImportBenchResult } from './part-import.js';
 import { runIndex } from './part-index.js';
 import { runLocomo } from './part-locomo.js';
+import { runNavigation } from './part-navigation.js';
 import { runOnnx } from './part-onnx.js';
 import { runPeer } from './part-peer.js';
 import { runQuality } from './part-quality.js';
 import { runScale } from './part-scale.js';
 import { renderCharts, renderSummary, type Report } from './report.js';
 
-const ALL_PARTS = ['write', 'onnx', 'read', 'memory', 'index', 'peer', 'quality', 'locomo'];
+const ALL_PARTS = ['write', 'onnx', 'read', 'memory', 'index', 'peer', 'quality', 'locomo', 'curation', 'import', 'navigation', 'dreams'];
 /**
  * Every part runs by default: `locomo` takes ≈ 2 min on 2 cores (bench/PERFORMANCE.md), within
  * the ~3 min a default part may take, and skips itself on machines without the data.
  */
-const DEFAULT_PARTS = ALL_PARTS;
+const DEFAULT_PARTS = ALL_PARTS.filter((p) => p !== 'navigation' && p !== 'dreams');
 /** Relative to the package root (the shared data folder beside the checkouts); an explicit --locomo is relative to the working directory. */
 const DEFAULT_LOCOMO = '../shared/data/locomo-dev.json';
 
@@ -54,7 +58,11 @@ const { values } = parseArgs({
     'onnx-texts': { type: 'string' },
     locomo: { type: 'string' },
     'locomo-limit': { type: 'string' },
+    'navigation-sizes': { type: 'string' },
     'round-budget-s': { type: 'string' },
+    'curation-sizes': { type: 'string' },
+    'curation-samples': { type: 'string' },
+    'import-size': { type: 'string' },
     seed: { type: 'string', default: '42' },
     out: { type: 'string' },
     help: { type: 'boolean', default: false },
@@ -65,8 +73,8 @@ if (values.help) {
   process.stdout.write(`npm run bench -- [--quick] [--parts ${ALL_PARTS.join(',')}] [--sizes 1000,10000,100000] [--mcp-sizes 10000,100000]
   [--store-samples 100] [--queries 200] [--rounds 3] [--clients 1,4,16] [--index-size 100000] [--index-queries 500]
   [--depths 16,32,64,128,256] [--index-datasets e1-hash,low-rank] [--peer-sizes 500,1000,2000] [--peer-window 100]
-  [--quality-distractors 2000] [--quality-per-category 40] [--onnx-texts 2000] [--round-budget-s 10] [--seed 42] [--out DIR]
-  [--locomo ${DEFAULT_LOCOMO}] [--locomo-limit N]
+  [--quality-distractors 2000] [--quality-per-category 40] [--onnx-texts 2000] [--round-budget-s 10] [--import-size 100000] [--seed 42] [--out DIR]
+  [--locomo ${DEFAULT_LOCOMO}] [--locomo-limit N] [--curation-sizes 10000,100000] [--curation-samples 100]
 Default parts: ${DEFAULT_PARTS.join(',')}.
 `);
   process.exit(0);
@@ -99,6 +107,9 @@ const settings = {
   quality_per_category: num(values['quality-per-category'], 40, 20),
   onnx_texts: num(values['onnx-texts'], 2000, 500),
   round_budget_s: num(values['round-budget-s'], 10, 5),
+  curation_sizes: list(values['curation-sizes'], quick ? '1000' : '10000,100000'),
+  curation_samples: num(values['curation-samples'], 100, 20),
+  import_size: num(values['import-size'], 100_000, 5_000),
   locomo: values.locomo ?? DEFAULT_LOCOMO,
   // --quick asks one conversation (≈ 25 s) instead of the whole file (≈ 2 min).
   locomo_limit: values['locomo-limit'] !== undefined ? Number(values['locomo-limit']) : quick ? 1 : null,
@@ -126,6 +137,17 @@ if (parts.has('locomo'))
   await part('locomo', () =>
     runLocomo({ path: values.locomo ? resolve(values.locomo) : resolve(packageRoot(), DEFAULT_LOCOMO), explicit: values.locomo !== undefined, limit: settings.locomo_limit }),
   );
+if (parts.has('navigation'))
+  await part('navigation', () =>
+    runNavigation({
+      locomoPath: values.locomo ? resolve(values.locomo) : resolve(packageRoot(), DEFAULT_LOCOMO),
+      locomoLimit: settings.locomo_limit,
+      sizes: list(values['navigation-sizes'], quick ? '1000' : '10000,100000'),
+      queries: settings.queries,
+      seed,
+    }),
+  );
+if (parts.has('dreams')) await part('dreams', () => runDreams({ locomoPath: values.locomo ? resolve(values.locomo) : resolve(packageRoot(), DEFAULT_LOCOMO), conversation: 0 }));
 if (parts.has('index'))
   await part('index', () =>
     runIndex({ size: settings.index_size, queries: settings.index_queries, seed, depths: settings.depths, rounds: settings.rounds, datasets: settings.index_datasets }),
@@ -133,6 +155,7 @@ if (parts.has('index'))
 if (parts.has('onnx')) await part('onnx', () => runOnnx({ texts: settings.onnx_texts, storeSamples: settings.store_samples, rounds: settings.rounds, seed }));
 if (parts.has('peer'))
   await part('peer', () => runPeer({ sizes: settings.peer_sizes, window: settings.peer_window, queries: Math.min(settings.queries, 100), rounds: settings.rounds, seed }));
+if (parts.has('curation')) await part('curation', () => runCuration({ sizes: settings.curation_sizes, samples: settings.curation_samples, seed }));
 if (parts.has('write') || parts.has('read') || parts.has('memory')) {
   await part('scale', () =>
     runScale({
@@ -149,12 +172,15 @@ if (parts.has('write') || parts.has('read') || parts.has('memory')) {
   );
 }
 
+if (parts.has('import')) await part('import', () => runImportBench({ size: settings.import_size, storeSamples: Math.max(settings.store_samples * 5, 100), seed }));
+
 report.duration_s = Math.round((Date.now() - started.getTime()) / 1000);
 const outDir = values.out ?? join(packageRoot(), 'bench', 'results', report.date.slice(0, 10));
 await mkdir(outDir, { recursive: true });
 await writeFile(join(outDir, 'results.json'), JSON.stringify(report, null, 2) + '\n');
-await writeFile(join(outDir, 'summary.md'), renderSummary(report));
+const importSummary = report.results.import ? '\n' + renderImportSummary(report.results.import as ImportBenchResult) : '';
+await writeFile(join(outDir, 'summary.md'), renderSummary(report) + importSummary);
 for (const [file, svg] of Object.entries(renderCharts(report))) await writeFile(join(outDir, file), svg);
-process.stdout.write(renderSummary(report));
+process.stdout.write(renderSummary(report) + importSummary);
 log(`written to ${outDir} in ${report.duration_s} s`);
 if (Object.keys(report.errors).length > 0) process.exitCode = 1;

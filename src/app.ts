@@ -8,11 +8,19 @@ import { createVectorIndexes } from './index/usearch-host.js';
 import type { SpaceIndexSpec, VectorIndexes } from './index/vector-index.js';
 import { openQueue } from './jobs/open.js';
 import type { JobQueue } from './jobs/queue.js';
-import type { Logger } from './log.js';
+import { logRingOf, type Logger } from './log.js';
 import { ChangeFeed } from './services/change-feed.js';
+import { systemClock, type Clock } from './services/clock.js';
+import { CurationService } from './services/curation.js';
+import { LineageService } from './services/lineage.js';
+import { MergeService } from './services/merge.js';
+import { RetrievalLog } from './services/retrieval-log.js';
+import { SummaryService } from './services/summaries.js';
+import { CollectionsService } from './services/collections.js';
 import { TX_CHANNEL } from './services/writes.js';
 import { enqueueEmbeddingBacklog } from './services/embedding.js';
 import { EmbeddingScheduler } from './services/embedding-scheduler.js';
+import { EmbeddingOutbox } from './services/embedding-outbox.js';
 import { EntriesService } from './services/entries.js';
 import { GraphService } from './services/graph.js';
 import { HealthService, type Health } from './services/health.js';
@@ -21,10 +29,29 @@ import type { Services } from './services/index.js';
 import { consumeAllJobs } from './services/jobs.js';
 import { createJobRunner, type JobRunner } from './jobs/runner.js';
 import { IngestService } from './services/ingest.js';
+import { ExportService } from './services/export.js';
+import { ImportService } from './services/import.js';
 import { MemoryService } from './services/memory.js';
+import { IdempotencyService } from './services/idempotency.js';
+import { ProjectReports } from './services/project-reports.js';
+import { ProjectService } from './services/projects.js';
+import { NavigationService } from './services/navigation/navigation.js';
+import { indexedNearest, scannedNearest } from './services/navigation/nearest.js';
+import { TeleologyService } from './services/teleology.js';
+import { MetacognitionService } from './services/metacognition/service.js';
+import { WorkspaceService } from './services/cognition/workspace.js';
+import { EgoService } from './services/cognition/ego.js';
+import { AutonomyService } from './services/cognition/autonomy.js';
+import { MetaUtlService } from './services/cognition/meta-utl.js';
 import { ReadService } from './services/reads.js';
 import { ResourceReadService } from './services/resource-reads.js';
 import { SearchService } from './services/search.js';
+import { AdversarialService } from './services/diagnostics/adversarial.js';
+import { HomeostasisService } from './services/diagnostics/homeostasis.js';
+import { ManifestService } from './services/diagnostics/manifest.js';
+import { RetrievalDiagnostics } from './services/diagnostics/retrieval.js';
+import { DreamService } from './services/dreams/dreams.js';
+import { SignalsService } from './services/signals/signals.js';
 import type { Db } from './store/db.js';
 import { openStore } from './store/open.js';
 
@@ -58,7 +85,8 @@ function indexSnapshotDir(config: Config): string | null {
   return config.databaseUrl ? null : join(config.dataDir, 'index');
 }
 
-export async function createApp(config: Config, logger: Logger): Promise<App> {
+/** `clock` is what recovery windows are measured with; tests pass one that runs ahead. */
+export async function createApp(config: Config, logger: Logger, opts: { clock?: Clock } = {}): Promise<App> {
   const closers: Array<() => Promise<unknown>> = [];
   const closeAll = async () => {
     for (const close of closers.reverse()) await close().catch((err) => logger.warn({ err }, 'close failed'));
@@ -98,18 +126,44 @@ export async function createApp(config: Config, logger: Logger): Promise<App> {
 
     // PGlite cannot be shared with a worker process, so embedded mode always embeds in process.
     const consumesJobs = queue.backend === 'in-process' || !config.databaseUrl;
-    if (consumesJobs) await consumeAllJobs(queue, { db, embedder, logger });
+    if (consumesJobs) await consumeAllJobs(queue, { db, embedder, logger, queue, nearest: indexedNearest({ db, indexes, indexSync }) });
     const embedWaitMs = consumesJobs ? config.embedWaitMs : 0;
-    await enqueueEmbeddingBacklog({ db, queue, embedder, logger });
+    // Redis down at start: the outbox below re-enqueues new writes once it is back; the
+    // backlog of another model waits for the next start.
+    await enqueueEmbeddingBacklog({ db, queue, embedder, logger }).catch((err) => logger.warn({ err }, 'embedding backlog not queued'));
+    const outbox = new EmbeddingOutbox({ db, queue, logger });
+    outbox.start();
+    closers.push(() => outbox.stop());
 
     const changes = new ChangeFeed(db, logger);
     await changes.start();
     closers.push(() => changes.stop());
     if (db.driver === 'pglite') closers.push(await keepStatisticsFresh(db, logger));
 
-    const search = new SearchService({ db, embedder, indexes });
-    const embedding = new EmbeddingScheduler({ queue, indexSync, logger, waitMs: embedWaitMs });
-    const memory = new MemoryService({ db, embedding, logger, search });
+    // The learning signals' cache (fusion weights, MMR λ, score threshold) that search reads per query.
+    const signals = new SignalsService({ db, queue, logger, syncEvery: config.syncEvery });
+    await signals.start();
+    closers.push(() => signals.stop());
+    const search = new SearchService({ db, embedder, indexes, logger: logger.child({ component: 'retrieval' }), dynamics: signals });
+    const embedding = new EmbeddingScheduler({ db, embedder, queue, indexSync, logger, waitMs: embedWaitMs, autoEdges: config.autoEdges });
+    const memory = new MemoryService({ db, embedding, logger: logger.child({ component: 'storage' }), search });
+    const history = new HistoryService({ db, embedding, indexes, spaces: embedder.encoders().map((e) => e.space), logger });
+    const entries = new EntriesService({ db, embedding });
+    const projects = new ProjectService({ db, embedding, entries });
+    const clock = opts.clock ?? systemClock;
+    const homeostasis = new HomeostasisService({ db, search, clock });
+    const curation = new CurationService({ db, history, clock, logger: logger.child({ component: 'curation' }), guard: homeostasis });
+    const teleology = new TeleologyService({ db, embedder, search });
+    const workspace = new WorkspaceService({ db, embedder, clock: opts.clock ?? systemClock, size: config.workspaceSize, holdMinutes: config.broadcastHoldMinutes, sync: signals });
+    const e1ModelId = () => workspace.e1ModelId();
+    const autonomy = new AutonomyService({
+      db,
+      queue,
+      embedding,
+      e1ModelId,
+      schedule: { intervalMinutes: config.autonomyIntervalMinutes, driftLevel: config.autonomyDriftLevel, strength: config.autonomyDriftStrength },
+    });
+    if (config.autonomyIntervalMinutes > 0) closers.push(scheduleAutonomy(autonomy, config.autonomyIntervalMinutes, logger));
     const services: Services = {
       memory,
       search,
@@ -117,12 +171,36 @@ export async function createApp(config: Config, logger: Logger): Promise<App> {
       reads: new ReadService(db),
       resourceReads: new ResourceReadService(db),
       ingest: new IngestService({ db, embedding }),
-      entries: new EntriesService({ db, embedding }),
+      entries,
       graph: new GraphService({ db, embedding }),
-      history: new HistoryService({ db, embedding, indexes, spaces: embedder.encoders().map((e) => e.space), logger }),
-      health: new HealthService({ db, queue, embedder, indexes, indexSync, consumesJobs }),
+      history,
+      health: new HealthService({ db, queue, embedder, indexes, indexSync, consumesJobs, outbox }),
+      curation,
+      merge: new MergeService({ db, embedder, embedding }),
+      lineage: new LineageService({ db }),
+      projects,
+      projectReports: new ProjectReports({ db, search, projects }),
+      bulkImport: new ImportService({ db, embedding }),
+      bulkExport: new ExportService(db),
+      navigation: new NavigationService({ db, queue, logger }),
+      teleology,
+      summaries: new SummaryService({ db, embedding }),
+      metacognition: new MetacognitionService({ db, embedder, search, curation, teleology, clock, logger, logRing: logRingOf(logger) }),
+      homeostasis,
+      adversarial: new AdversarialService({ db, embedder, nearest: indexedNearest({ db, indexes, indexSync }) }),
+      retrievalDiagnostics: new RetrievalDiagnostics({ db, embedder, indexes, search }),
+      manifest: new ManifestService({ db, embedding, manifestPath: config.manifestPath, dataDir: config.dataDir }),
+      collections: new CollectionsService({ db }),
+      dreams: new DreamService({ db, queue, nearest: indexedNearest({ db, indexes, indexSync }), clock: opts.clock ?? systemClock }),
+      workspace,
+      ego: new EgoService({ db, e1ModelId }),
+      autonomy,
+      metaUtl: new MetaUtlService({ db }),
+      idempotency: new IdempotencyService({ db, shared: Boolean(config.databaseUrl) }),
+      retrievalLog: new RetrievalLog({ db, logger, afterRecord: () => signals.noteRetrieval() }),
+      signals,
     };
-    const jobs = createJobRunner({ queue, logger });
+    const jobs = createJobRunner({ queue, logger, waitMs: config.jobWaitMs });
     return { config, logger, services, jobs, db, queue, embedder, indexes, indexSync, consumesJobs, health: () => services.health.report(), close: closeAll };
   } catch (err) {
     await closeAll();
@@ -161,12 +239,24 @@ async function keepStatisticsFresh(db: Db, logger: Logger): Promise<() => Promis
   };
 }
 
+/** Scheduled autonomous passes (off unless --autonomy-interval-minutes > 0); returns the stopper. */
+function scheduleAutonomy(autonomy: AutonomyService, minutes: number, logger: Logger): () => Promise<void> {
+  const timer = setInterval(() => {
+    autonomy
+      .scheduledPass()
+      .then((queued) => logger.info({ queued }, 'autonomous pass queued'))
+      .catch((err) => logger.warn({ err }, 'autonomous pass failed'));
+  }, minutes * 60_000);
+  timer.unref();
+  return async () => clearInterval(timer);
+}
+
 /** `context-graph worker`: consumes embedding jobs from BullMQ; holds no indexes. */
 export async function runWorker(config: Config, logger: Logger, opts: { concurrency?: number } = {}): Promise<{ close(): Promise<void> }> {
   const db = await openStore(config, logger);
   const queue = openQueue(config, logger);
   const embedder = await createEmbedder({ modelDir: config.modelDir, logger });
-  await consumeAllJobs(queue, { db, embedder, logger }, { concurrency: opts.concurrency ?? 4 });
+  await consumeAllJobs(queue, { db, embedder, logger, queue, nearest: scannedNearest(db) }, { concurrency: opts.concurrency ?? 4 });
   logger.info({ queue: queue.backend, store: db.driver, encoders: embedder.encoders() }, 'worker consuming jobs');
   return {
     async close() {

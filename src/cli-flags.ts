@@ -15,6 +15,8 @@ export interface FlagSpec {
   env?: string;
   /** Checked here so that `--port abc` is refused by name before anything starts. */
   wholeNumber?: boolean;
+  /** A switch that takes no value (`--dry-run`): parsed as 'true'. */
+  boolean?: boolean;
 }
 
 export interface ParsedArgs {
@@ -29,7 +31,7 @@ export class UsageError extends Error {
 }
 
 // The numeric settings of config.ts; their schemas coerce, so `--port=` would quietly mean 0.
-const WHOLE_NUMBER_SETTINGS = new Set<SettingName>(['port', 'embedWaitMs']);
+const WHOLE_NUMBER_SETTINGS = new Set<SettingName>(['port', 'embedWaitMs', 'sseHeartbeatMs', 'sseGraceMs']);
 
 /** The flags of these configuration settings, in the order config.ts declares them. */
 export function settingFlags(names: readonly SettingName[]): FlagSpec[] {
@@ -50,7 +52,7 @@ export function settingValues(values: Record<string, string>): Record<string, st
 
 export function flagsHelp(specs: readonly FlagSpec[]): string {
   if (specs.length === 0) return '  (none)';
-  return specs.map((s) => `  ${(s.env ? `${s.flag} / ${s.env}` : `${s.flag} ${s.value}`).padEnd(52)} ${s.help}`).join('\n');
+  return specs.map((s) => `  ${(s.env ? `${s.flag} / ${s.env}` : `${s.flag} ${s.value}`.trimEnd()).padEnd(52)} ${s.help}`).join('\n');
 }
 
 /**
@@ -76,6 +78,11 @@ export function parseArgs(command: string, argv: readonly string[], specs: reado
     const flag = eq < 0 ? arg : arg.slice(0, eq);
     const spec = byFlag.get(flag);
     if (!spec) fail(`unknown flag ${flag}`);
+    if (spec!.boolean) {
+      if (eq >= 0) fail(`${flag} takes no value`);
+      values[flag] = 'true';
+      continue;
+    }
     // A following flag is not a value: `--data-dir --port 1` must not make a directory "--port".
     const next = argv[i + 1];
     const value = eq >= 0 ? arg.slice(eq + 1) : next !== undefined && !next.startsWith('--') ? argv[++i] : undefined;

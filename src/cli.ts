@@ -9,10 +9,17 @@ import { hasBundledE1Model } from './embed/bundled.js';
 import { listModels, modelStatus, pullModel } from './embed/models.js';
 import { createLogger, type Logger } from './log.js';
 import { listSurface, renderReference } from './mcp/docs.js';
-import { acquireDirLock, describeHolder, type DirLock } from './store/dir-lock.js';
+import { exportCommand } from './cli/export.js';
+import { importCommand } from './cli/import.js';
+import { acquireDirLock, describeHolder, type DirLock, type LockMode } from './store/dir-lock.js';
 import { startHttpServer, type HttpServer } from './transports/http-server.js';
+import { bindRefusal, resolveAuthToken } from './transports/http-security.js';
 import { MCP_PATH, streamableHttp } from './transports/streamable-http.js';
+import { restGateway } from './transports/rest-gateway.js';
+import { legacySse } from './transports/legacy-sse.js';
+import { SessionLimits } from './transports/session-limits.js';
 import { forwardStdio, serveStdio } from './transports/stdio.js';
+import { RateLimits } from './transports/rate-limit.js';
 
 interface Command {
   summary: string;
@@ -66,6 +73,8 @@ const COMMANDS: Record<string, Command> = {
     positionals: 2,
     run: models,
   },
+  import: importCommand,
+  export: exportCommand,
 };
 
 function mainHelp(): string {
@@ -116,11 +125,31 @@ async function main(argv: string[]): Promise<number> {
 }
 
 /** Takes the data directory in embedded mode; returns null when another live process has it. */
-async function lockDataDir(config: Config, mode: 'serve' | 'stdio'): Promise<{ lock: DirLock | null; heldMessage?: string; heldUrl?: string | undefined }> {
+async function lockDataDir(
+  config: Config,
+  mode: 'serve' | 'stdio',
+): Promise<{ lock: DirLock | null; heldMessage?: string; heldUrl?: string | undefined; heldMode?: LockMode | undefined }> {
   if (config.databaseUrl) return { lock: null };
   const result = await acquireDirLock(config.dataDir, { mode });
-  if ('heldBy' in result) return { lock: null, heldMessage: describeHolder(config.dataDir, result.heldBy), heldUrl: result.heldBy.url };
+  if ('heldBy' in result) return { lock: null, heldMessage: describeHolder(config.dataDir, result.heldBy), heldUrl: result.heldBy.url, heldMode: result.heldBy.mode };
   return { lock: result };
+}
+
+/**
+ * How long a stdio process waits for an owner that holds the directory but has not published
+ * its relay address yet (it is still opening the store): clients launched together all start.
+ */
+const OWNER_STARTUP_WAIT_MS = 90_000;
+
+/** The directory, or its owner's relay address once published; a starting owner is waited for (bounded). */
+async function lockOrOwner(config: Config): Promise<Awaited<ReturnType<typeof lockDataDir>>> {
+  const deadline = Date.now() + OWNER_STARTUP_WAIT_MS;
+  for (;;) {
+    const attempt = await lockDataDir(config, 'stdio');
+    const starting = attempt.heldMessage && !attempt.heldUrl && (attempt.heldMode === 'stdio' || attempt.heldMode === 'serve');
+    if (!starting || Date.now() > deadline) return attempt;
+    await sleep(100);
+  }
 }
 
 /**
@@ -128,8 +157,26 @@ async function lockDataDir(config: Config, mode: 'serve' | 'stdio'): Promise<{ l
  * src/transports/ plus one entry in this list.
  */
 function startHttp(app: App, host: string, port: number): Promise<HttpServer> {
-  return startHttpServer({ host, port, logger: app.logger, health: () => app.health(), transports: [streamableHttp(app)] });
+  const security = { token: resolveAuthToken(app.config), allowedOrigins: app.config.allowedOrigins };
+  // One count for /mcp and /sse together.
+  const limits = SessionLimits.fromConfig(app.config);
+  return startHttpServer({
+    host,
+    port,
+    logger: app.logger,
+    health: () => app.health(),
+    transports: [streamableHttp(app, limits), restGateway(app), legacySse(app, { heartbeatMs: app.config.sseHeartbeatMs, graceMs: app.config.sseGraceMs, limits })],
+    security,
+    limiter: RateLimits.fromConfig(app.config),
+    connections: {
+      headersTimeoutMs: Math.min(app.config.httpHeadersTimeoutMs, app.config.httpRequestTimeoutMs),
+      requestTimeoutMs: app.config.httpRequestTimeoutMs,
+      maxConnectionsPerClient: app.config.maxConnectionsPerClient,
+    },
+  });
 }
+
+const SHUTDOWN_DEADLINE_MS = 10_000;
 
 function onShutdownSignal(handler: () => Promise<void>): void {
   let stopping = false;
@@ -137,6 +184,8 @@ function onShutdownSignal(handler: () => Promise<void>): void {
     process.on(signal, () => {
       if (stopping) process.exit(1);
       stopping = true;
+      // Sessions and jobs get a bounded drain: an orchestrator's SIGKILL follows soon anyway.
+      setTimeout(() => process.exit(1), SHUTDOWN_DEADLINE_MS).unref();
       void handler().then(
         () => process.exit(0),
         () => process.exit(1),
@@ -146,6 +195,11 @@ function onShutdownSignal(handler: () => Promise<void>): void {
 }
 
 async function serve(config: Config, _args: ParsedArgs, logger: Logger): Promise<number> {
+  const refusal = bindRefusal(config.host, resolveAuthToken(config), config.allowInsecureBind);
+  if (refusal) {
+    process.stderr.write(`context-graph serve: ${refusal}\n`);
+    return 2;
+  }
   const { lock, heldMessage } = await lockDataDir(config, 'serve');
   if (heldMessage) {
     process.stderr.write(`context-graph: ${heldMessage}\n`);
@@ -176,31 +230,60 @@ async function serve(config: Config, _args: ParsedArgs, logger: Logger): Promise
 }
 
 async function stdio(config: Config, _args: ParsedArgs, logger: Logger): Promise<number> {
-  const { lock, heldMessage, heldUrl } = await lockDataDir(config, 'stdio');
+  const { lock, heldMessage, heldUrl } = await lockOrOwner(config);
   if (heldMessage) {
     if (!heldUrl) {
       process.stderr.write(`context-graph: ${heldMessage}\n`);
       return 1;
     }
-    await forwardStdio(heldUrl, logger);
+    // When the owner exits, this relay moves to the next one, or takes the directory itself.
+    let owned: StdioOwner | null = null;
+    const nextOwner = async (): Promise<string | null> => {
+      if (owned) return owned.url;
+      const next = await lockDataDir(config, 'stdio');
+      if (next.lock) owned = await ownDataDir(config, logger, next.lock);
+      return owned?.url ?? next.heldUrl ?? null;
+    };
+    await forwardStdio(heldUrl, logger, { token: resolveAuthToken(config), nextOwner });
+    await (owned as StdioOwner | null)?.drain();
     return 0;
   }
+  const owner = await ownDataDir(config, logger, lock);
+  await serveStdio(owner.app);
+  await owner.drain();
+  return 0;
+}
+
+interface StdioOwner {
+  app: App;
+  /** Where relays reach this owner; null in distributed mode (no lock, no relays). */
+  url: string | null;
+  /** Waits for relayed clients to leave, then closes everything and releases the lock. */
+  drain(): Promise<void>;
+}
+
+async function ownDataDir(config: Config, logger: Logger, lock: DirLock | null): Promise<StdioOwner> {
   const app = await createApp(config, logger);
   // In embedded mode the owner also listens on a loopback port, so that later stdio processes
   // on this data directory relay to it instead of being turned away.
   const http = lock ? await startHttp(app, '127.0.0.1', 0) : null;
-  if (http) await lock!.update({ mode: 'stdio', url: http.baseUrl + MCP_PATH });
+  const url = http ? http.baseUrl + MCP_PATH : null;
+  if (url) await lock!.update({ mode: 'stdio', url });
   const shutdown = async () => {
     await http?.close();
     await app.close();
     await lock?.release();
   };
   onShutdownSignal(shutdown);
-  await serveStdio(app);
-  // Relayed clients keep the memory open after our own client leaves.
-  while (http && http.sessionCount() > 0) await sleep(500);
-  await shutdown();
-  return 0;
+  return {
+    app,
+    url,
+    async drain() {
+      // Relayed clients keep the memory open after our own client leaves.
+      while (http && http.sessionCount() > 0) await sleep(500);
+      await shutdown();
+    },
+  };
 }
 
 async function worker(config: Config, args: ParsedArgs, logger: Logger): Promise<number> {

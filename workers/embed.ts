@@ -57,7 +57,11 @@ export default async function embed(task: EmbedWorkerTask): Promise<EmbedWorkerR
   for (const space of task.spaces) {
     const encoder = encoders.get(space);
     if (!encoder) throw new Error(`no encoder for space ${space} in the embedding worker`);
-    out[space] = await encoder.encode(task.texts);
+    const weights = task.wordWeights;
+    out[space] =
+      weights && encoder.encodeWeighted
+        ? await encoder.encodeWeighted(task.texts, (w) => (Object.hasOwn(weights, w) ? weights[w]! : 1))
+        : await encoder.encode(task.texts, task.items);
   }
   return out;
 }

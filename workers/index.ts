@@ -104,6 +104,8 @@ export default async function handle(task: IndexTask): Promise<IndexResults[Inde
       return spaces.get(task.space)?.remove(task.keys) ?? 0;
     case 'search':
       return search(task.space, task.query, task.k, task.among);
+    case 'idf':
+      return spaces.get(task.space)?.idf?.(task.termIds) ?? task.termIds.map(() => 0);
     case 'sizes':
       return sizes();
     case 'save':

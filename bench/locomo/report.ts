@@ -58,7 +58,7 @@ export function renderLocomo(o: LocomoOutcome | undefined): string[] {
     '',
     `Query latency over ${o.latency.mcp_search.n} questions: \`search\` through MCP (in-memory transport) p50 ${ms(o.latency.mcp_search.p50_ms)} ms, p95 ${ms(o.latency.mcp_search.p95_ms)} ms; SearchService.hybrid p50 ${ms(o.latency.hybrid_service.p50_ms)} ms, p95 ${ms(o.latency.hybrid_service.p95_ms)} ms. Same top 50 through MCP and direct: ${pct(o.mcp_equals_hybrid_rate)} % of questions.`,
     '',
-    "Recall@k (share of a question's evidence turns in the top k) and hit@k (any of them), in percent, averaged over questions. `search_mcp` = the `search` tool (limit 50, score_threshold 0, defaults otherwise); `hybrid_service` = SearchService.hybrid; `bm25_wink` = wink-bm25-text-search per conversation" +
+    "Recall@k (share of a question's evidence turns in the top k) and hit@k (any of them), in percent, averaged over questions. `search_mcp` = the `search` tool (limit 50, score_threshold 0, defaults otherwise); `hybrid_service` = SearchService.hybrid; `hybrid_threshold_0.25` = the same at the tool's default score_threshold (fewer than 50 results when the rest score below it); `bm25_wink` = wink-bm25-text-search per conversation" +
       `${o.bm25_stemmed ? ' (Porter2 stems)' : ''}; \`*_only\` = one signal alone, restricted to the conversation.`,
     '',
     `| system | ${HEADER} |`,

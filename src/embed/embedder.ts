@@ -1,4 +1,16 @@
+import type { EncodeItem } from './encoder.js';
 import type { EncoderInfo, SpaceId } from './types.js';
+
+export interface EmbedOptions {
+  /**
+   * Per-word multipliers (lowercase words as the static E1 tokenizer yields them; a word not
+   * listed keeps 1) for encoders that weigh words: the static E1 takes them on the query side
+   * (SIF × IDF, src/services/query-weights.ts). Other encoders ignore them.
+   */
+  wordWeights?: Readonly<Record<string, number>>;
+  /** One per text (optional): what E2–E4 encode besides the text (time, position). */
+  items?: readonly EncodeItem[];
+}
 
 /**
  * Turns texts into vectors for every enabled space. The implementation runs the encoders on a
@@ -8,6 +20,6 @@ export interface Embedder {
   /** The active encoder of each enabled space (E1 and one model-free space to start). */
   encoders(): EncoderInfo[];
   /** One L2-normalised vector per text per requested space (default: all enabled spaces). */
-  embed(texts: readonly string[], spaces?: readonly SpaceId[]): Promise<Map<SpaceId, Float32Array[]>>;
+  embed(texts: readonly string[], spaces?: readonly SpaceId[], opts?: EmbedOptions): Promise<Map<SpaceId, Float32Array[]>>;
   close(): Promise<void>;
 }

@@ -10,8 +10,21 @@ export interface SpaceEncoder {
    * One vector per text, in order: L2-normalised of length `info.dim` for a dense space; for a
    * sparse space (`info.dim` 0, E13) a packed variable-length term vector (src/embed/keyword.ts).
    */
-  encode(texts: readonly string[]): Promise<Float32Array[]> | Float32Array[];
+  encode(texts: readonly string[], items?: readonly EncodeItem[]): Promise<Float32Array[]> | Float32Array[];
+  /** Like encode, each word's own weight multiplied by `weight(word)` (query-side weighting). */
+  encodeWeighted?(texts: readonly string[], weight: (word: string) => number): Promise<Float32Array[]>;
   close?(): Promise<void>;
+}
+
+/**
+ * What a memory is besides its text, for the spaces that encode it (E2–E4: its time and its
+ * order in its project). Absent for a query: a query is "now", at no position.
+ */
+export interface EncodeItem {
+  /** Epoch ms of the memory (valid_from, else created_at). */
+  at?: number;
+  /** 0-based order of the memory among its project's memories. */
+  position?: number;
 }
 
 /** How a worker builds E1; the same in every worker, so vectors never depend on the thread. */

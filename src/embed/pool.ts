@@ -5,14 +5,15 @@ import type { Logger } from '../log.js';
 import { workerFile } from '../paths.js';
 import type { Embedder } from './embedder.js';
 import { bundledE1ModelDir, hasBundledE1Model } from './bundled.js';
-import type { E1Config, EncoderConfig } from './encoder.js';
+import type { E1Config, EncodeItem, EncoderConfig } from './encoder.js';
 import { spaceById } from './spaces/registry.js';
 import type { EncoderInfo, SpaceId } from './types.js';
 
 export type { E1Config, EncoderConfig } from './encoder.js';
 
 /** Every task carries the config, so any worker (including a respawned one) builds the same encoders. */
-export type EmbedWorkerTask = { op: 'info'; config: EncoderConfig } | { op: 'embed'; config: EncoderConfig; texts: string[]; spaces: SpaceId[] };
+export type EmbedWorkerTask =
+  { op: 'info'; config: EncoderConfig } | { op: 'embed'; config: EncoderConfig; texts: string[]; spaces: SpaceId[]; wordWeights?: Record<string, number>; items?: EncodeItem[] };
 
 /** `info` answers EncoderInfo[]; `embed` one vector list per requested space. */
 export type EmbedWorkerResult = EncoderInfo[] | Partial<Record<SpaceId, Float32Array[]>>;
@@ -83,7 +84,7 @@ export async function createEmbedder(opts: CreateEmbedderOptions): Promise<PoolE
   return {
     encoders: () => encoders.map((e) => ({ ...e })),
 
-    async embed(texts, spaces) {
+    async embed(texts, spaces, opts = {}) {
       if (closed) throw new Error('embedder is closed');
       const wanted = spaces ? [...new Set(spaces)] : encoders.map((e) => e.space);
       for (const space of wanted) {
@@ -98,7 +99,10 @@ export async function createEmbedder(opts: CreateEmbedderOptions): Promise<PoolE
       const perTask = Math.min(MAX_TEXTS_PER_TASK, Math.ceil(texts.length / threads));
       const tasks: Array<Promise<EmbedWorkerResult>> = [];
       for (let i = 0; i < texts.length; i += perTask) {
-        tasks.push(pool.run({ op: 'embed', config: { e1 }, texts: texts.slice(i, i + perTask), spaces: wanted }));
+        const task: EmbedWorkerTask = { op: 'embed', config: { e1 }, texts: texts.slice(i, i + perTask), spaces: wanted };
+        if (opts.wordWeights) task.wordWeights = { ...opts.wordWeights };
+        if (opts.items) task.items = opts.items.slice(i, i + perTask);
+        tasks.push(pool.run(task));
       }
       for (const result of await Promise.all(tasks)) {
         const bySpace = result as Partial<Record<SpaceId, Float32Array[]>>;

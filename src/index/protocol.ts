@@ -20,6 +20,8 @@ export type IndexTask =
   | { op: 'remove'; space: SpaceId; keys: number[] }
   /** A sparse space takes the query's packed term vector. `among`: only these keys, scored exactly. */
   | { op: 'search'; space: SpaceId; query: Float32Array; k: number; among?: number[] }
+  /** A sparse space's inverse document frequency of each term id (0 from a dense space). */
+  | { op: 'idf'; space: SpaceId; termIds: number[] }
   | { op: 'sizes' }
   | { op: 'save'; dir: string; feedSeq: number }
   | { op: 'load'; dir: string; specs: ResolvedSpec[] }
@@ -42,6 +44,7 @@ export interface IndexResults {
   /** How many of the keys were present. */
   remove: number;
   search: VectorHit[];
+  idf: number[];
   sizes: Partial<Record<SpaceId, number>>;
   save: void;
   load: LoadResult;

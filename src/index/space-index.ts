@@ -24,6 +24,8 @@ export interface SpaceIndex {
   /** How many of the keys were present. */
   remove(keys: readonly number[]): number;
   search(query: Float32Array, k: number, among?: readonly number[]): VectorHit[];
+  /** Sparse spaces: the live IDF of each term id, as the ranking uses it (query-side weights). */
+  idf?(termIds: readonly number[]): number[];
   /** Writes this index's files into `dir` (each to a temp name, then renamed) and describes them. */
   save(dir: string): Promise<SavedSpace>;
 }

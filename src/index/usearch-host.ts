@@ -80,6 +80,11 @@ export function createVectorIndexes(opts: { logger?: Logger } = {}): VectorIndex
       return run({ op: 'search', space, query, k, among: [...opts.among] });
     },
 
+    async termIdf(space: SpaceId, termIds: readonly number[]) {
+      if (termIds.length === 0) return [];
+      return run({ op: 'idf', space, termIds: [...termIds] });
+    },
+
     sizes() {
       return run({ op: 'sizes' });
     },

@@ -42,6 +42,11 @@ export interface VectorIndexes {
   remove(space: SpaceId, keys: readonly number[]): Promise<void>;
   /** Best first, at most k; an empty or unknown space gives []. */
   search(space: SpaceId, query: Float32Array, k: number, opts?: SearchOptions): Promise<VectorHit[]>;
+  /**
+   * The inverse document frequency of each term id in a sparse space, from its live statistics
+   * (what BM25 weighs the term by); 0 for each id when the space is dense, empty or unknown.
+   */
+  termIdf(space: SpaceId, termIds: readonly number[]): Promise<number[]>;
   sizes(): Promise<Partial<Record<SpaceId, number>>>;
   /** Writes each space's files plus meta (specs + the feed position they reflect) into `dir`. */
   saveSnapshot(dir: string, feedSeq: number): Promise<void>;

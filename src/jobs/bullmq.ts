@@ -3,7 +3,17 @@ import { Redis } from 'ioredis';
 import { AppError } from '../errors.js';
 import { createLogger, type Logger } from '../log.js';
 import { JobEventBus } from './events.js';
-import { JobFailedError, JobTimeoutError, type EnqueueOptions, type JobContext, type JobHandle, type JobHandler, type JobProgress, type JobQueue } from './queue.js';
+import {
+  JobFailedError,
+  JobTimeoutError,
+  type EnqueueOptions,
+  type JobStateInfo,
+  type JobContext,
+  type JobHandle,
+  type JobHandler,
+  type JobProgress,
+  type JobQueue,
+} from './queue.js';
 import { isConnectionError, rateLimitedErrorLog, waitForReady } from './redis-connection.js';
 
 export interface BullmqQueueOptions {
@@ -14,6 +24,8 @@ export interface BullmqQueueOptions {
   logger?: Logger;
   /** First retry delay in ms for exponential back-off. */
   backoffMs?: number;
+  /** A producer command (enqueue, counts) not answered within this fails with QueueUnavailableError: a stalled Redis never hangs a call. */
+  commandTimeoutMs?: number;
 }
 
 /**
@@ -33,6 +45,7 @@ const DEFAULT_ATTEMPTS = 3;
 const DEFAULT_BACKOFF_MS = 1000;
 /** How long an enqueue waits for the very first connection before calling Redis unavailable. */
 const FIRST_CONNECT_WAIT_MS = 2000;
+const DEFAULT_COMMAND_TIMEOUT_MS = 10_000;
 
 // Finished jobs stay a while so an operator can look at them, but never pile up without bound.
 const REMOVE_ON_COMPLETE = { count: 1000, age: 24 * 3600 };
@@ -59,6 +72,7 @@ export function createBullmqQueue(redisUrl: string, opts: BullmqQueueOptions = {
     enableOfflineQueue: false,
     maxRetriesPerRequest: 1,
     connectTimeout: FIRST_CONNECT_WAIT_MS,
+    commandTimeout: opts.commandTimeoutMs ?? DEFAULT_COMMAND_TIMEOUT_MS,
   });
   let producerEverReady = false;
   producer.on('ready', () => (producerEverReady = true));
@@ -71,6 +85,10 @@ export function createBullmqQueue(redisUrl: string, opts: BullmqQueueOptions = {
   const workerConnection = { url: redisUrl, maxRetriesPerRequest: null };
   let events: Promise<QueueEvents> | undefined;
   let worker: Worker | undefined;
+  /** Jobs of this process's worker being cancelled, with the reason they fail with. */
+  const cancelled = new Map<string, string>();
+  /** Waiting jobs this process cancelled (BullMQ removes them), with the reason, the latest 1,000. */
+  const cancelledWaiting = new Map<string, string>();
   const abort = new AbortController();
   const bus = new JobEventBus({
     logger,
@@ -185,6 +203,7 @@ export function createBullmqQueue(redisUrl: string, opts: BullmqQueueOptions = {
         try {
           // State first, record second: a record read while the job runs has no result yet.
           const state = await produce(() => queue.getJobState(id));
+          if (state === 'unknown' && cancelledWaiting.has(id)) return onFailed(cancelledWaiting.get(id)!);
           if (state !== 'completed' && state !== 'failed' && state !== 'unknown') return;
           const job = await produce(() => queue.getJob(id));
           if (!job) return onFailed(`job ${id} no longer exists`);
@@ -237,17 +256,48 @@ export function createBullmqQueue(redisUrl: string, opts: BullmqQueueOptions = {
           try {
             return await handler(job.data, ctx);
           } catch (err) {
+            // A cancelled job is not retried; it fails with the cancel's reason.
+            const cancelledWith = cancelled.get(job.id!);
+            if (cancelledWith !== undefined) throw new UnrecoverableError(cancelledWith);
             // By name, not instanceof: the error may come from a worker thread without its prototype.
             if (err instanceof Error && err.name === 'UnrecoverableJobError') {
               throw new UnrecoverableError(err.message);
             }
             throw err;
+          } finally {
+            cancelled.delete(job.id!);
           }
         },
         { connection: { ...workerConnection }, prefix, concurrency: options.concurrency ?? 1 },
       );
       worker.on('error', (err) => logRedisError('worker', err));
       worker.on('failed', (job, err) => logger.warn({ err, jobId: job?.id, type: job?.name, attempt: job?.attemptsMade }, 'job attempt failed'));
+    },
+
+    async state(jobId: string): Promise<JobStateInfo> {
+      const state = await produce(() => queue.getJobState(jobId));
+      if (state === 'active') return { state: 'active' };
+      if (state === 'waiting' || state === 'delayed' || state === 'prioritized' || state === 'waiting-children') return { state: 'waiting' };
+      if (state !== 'completed' && state !== 'failed') return cancelledWaiting.has(jobId) ? { state: 'failed', error: cancelledWaiting.get(jobId)! } : { state: 'unknown' };
+      const job = await produce(() => queue.getJob(jobId));
+      if (!job) return { state: 'unknown' };
+      return state === 'completed' ? { state, result: job.returnvalue ?? null } : { state, error: job.failedReason };
+    },
+
+    async cancel(jobId: string, reason = `job ${jobId} was cancelled`): Promise<boolean> {
+      // Running in this process: abort its signal. Waiting: remove it. Running in another
+      // worker process: not reachable from here (BullMQ has no cross-process cancel).
+      cancelled.set(jobId, reason);
+      if (worker?.cancelJob(jobId, reason)) return true;
+      cancelled.delete(jobId);
+      const state = await produce(() => queue.getJobState(jobId));
+      if (state !== 'waiting' && state !== 'delayed' && state !== 'prioritized') return false;
+      const removed = await produce(() => queue.remove(jobId));
+      if (removed !== 1) return false;
+      cancelledWaiting.set(jobId, reason);
+      if (cancelledWaiting.size > 1_000) cancelledWaiting.delete(cancelledWaiting.keys().next().value!);
+      bus.emitFailed(jobId, new JobFailedError(reason, { id: jobId }));
+      return true;
     },
 
     async counts() {

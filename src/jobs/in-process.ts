@@ -1,7 +1,18 @@
+import { AsyncResource } from 'node:async_hooks';
 import { randomUUID } from 'node:crypto';
 import type { Logger } from '../log.js';
 import { JobEventBus } from './events.js';
-import { JobFailedError, JobTimeoutError, type EnqueueOptions, type JobContext, type JobHandle, type JobHandler, type JobQueue } from './queue.js';
+import {
+  JobCancelledError,
+  JobFailedError,
+  JobTimeoutError,
+  type EnqueueOptions,
+  type JobStateInfo,
+  type JobContext,
+  type JobHandle,
+  type JobHandler,
+  type JobQueue,
+} from './queue.js';
 
 export interface InProcessQueueOptions {
   /** Jobs run at once when `consume()` gives no concurrency. Default 1, as a BullMQ Worker. */
@@ -13,6 +24,8 @@ export interface InProcessQueueOptions {
 
 const DEFAULT_ATTEMPTS = 3;
 const DEFAULT_BACKOFF_MS = 50;
+/** Finished jobs whose outcome `state()` still knows, oldest forgotten first. */
+const FINISHED_KEPT = 1_000;
 
 type JobState = 'waiting' | 'delayed' | 'active';
 
@@ -26,6 +39,8 @@ interface Job {
   attempt: number;
   state: JobState;
   retryTimer: NodeJS.Timeout | undefined;
+  /** Aborted by cancel(); the handler sees it together with the queue's own shutdown signal. */
+  readonly cancel: AbortController;
   readonly done: Promise<unknown>;
   resolve(value: unknown): void;
   reject(err: unknown): void;
@@ -58,6 +73,16 @@ export function createInProcessQueue(opts: InProcessQueueOptions = {}): JobQueue
   let consuming = false;
   let pumpScheduled = false;
   const events = new JobEventBus({ logger });
+  const finished = new Map<string, JobStateInfo>();
+  // Jobs run in the queue's own async context, as on a worker, never in the context of the call
+  // that happened to enqueue one (its idempotency key must not claim another call's writes).
+  const queueScope = new AsyncResource('context-graph.in-process-queue');
+
+  function remember(id: string, info: JobStateInfo): void {
+    finished.delete(id);
+    finished.set(id, info);
+    if (finished.size > FINISHED_KEPT) finished.delete(finished.keys().next().value!);
+  }
 
   function handleOf(job: Job): JobHandle {
     return {
@@ -96,10 +121,12 @@ export function createInProcessQueue(opts: InProcessQueueOptions = {}): JobQueue
   function schedulePump(): void {
     if (pumpScheduled) return;
     pumpScheduled = true;
-    setImmediate(() => {
-      pumpScheduled = false;
-      pump();
-    });
+    setImmediate(() =>
+      queueScope.runInAsyncScope(() => {
+        pumpScheduled = false;
+        pump();
+      }),
+    );
   }
 
   function pump(): void {
@@ -123,7 +150,7 @@ export function createInProcessQueue(opts: InProcessQueueOptions = {}): JobQueue
     const ctx: JobContext = {
       jobId: job.id,
       attempt: job.attempt,
-      signal: abort.signal,
+      signal: AbortSignal.any([abort.signal, job.cancel.signal]),
       async reportProgress(progress) {
         // Through JSON, as on BullMQ: a listener never shares an object with the handler.
         events.emitProgress(job.id, jsonCopy(progress) as typeof progress);
@@ -132,16 +159,18 @@ export function createInProcessQueue(opts: InProcessQueueOptions = {}): JobQueue
     try {
       const result = jsonCopy(await handler(jsonCopy(job.payload), ctx));
       settle(job);
+      remember(job.id, { state: 'completed', result });
       job.resolve(result);
       events.emitCompleted(job.id, result);
     } catch (err) {
       // By name, not instanceof: the error may come back from a worker thread without its prototype.
       const unrecoverable = err instanceof Error && err.name === 'UnrecoverableJobError';
-      if (unrecoverable || job.attempt >= job.attempts || closed) {
+      if (unrecoverable || job.attempt >= job.attempts || closed || job.cancel.signal.aborted) {
         settle(job);
         failed++;
         logger?.warn({ err, jobId: job.id, type: job.type, attempt: job.attempt }, 'job failed');
-        fail(job, new JobFailedError(err instanceof Error ? err.message : String(err), job, { cause: err }));
+        const reason = job.cancel.signal.aborted ? (job.cancel.signal.reason as Error) : err;
+        fail(job, new JobFailedError(reason instanceof Error ? reason.message : String(reason), job, { cause: err }));
         return;
       }
       const delay = backoffMs * 2 ** (job.attempt - 1);
@@ -160,6 +189,7 @@ export function createInProcessQueue(opts: InProcessQueueOptions = {}): JobQueue
   }
 
   function fail(job: Job, error: JobFailedError): void {
+    remember(job.id, { state: 'failed', error: error.message });
     job.reject(error);
     events.emitFailed(job.id, error);
   }
@@ -190,6 +220,7 @@ export function createInProcessQueue(opts: InProcessQueueOptions = {}): JobQueue
         attempt: 0,
         state: 'waiting',
         retryTimer: undefined,
+        cancel: new AbortController(),
         done,
         resolve,
         reject,
@@ -208,6 +239,26 @@ export function createInProcessQueue(opts: InProcessQueueOptions = {}): JobQueue
       for (const [type, handler] of Object.entries(newHandlers)) handlers.set(type, handler);
       if (options.concurrency !== undefined) concurrency = positiveInt(options.concurrency, 'concurrency');
       pump();
+    },
+
+    async state(jobId: string): Promise<JobStateInfo> {
+      const job = live.get(jobId);
+      if (job) return { state: job.state === 'active' ? 'active' : 'waiting' };
+      return finished.get(jobId) ?? { state: 'unknown' };
+    },
+
+    async cancel(jobId: string, reason = `job ${jobId} was cancelled`): Promise<boolean> {
+      const job = live.get(jobId);
+      if (!job) return false;
+      job.cancel.abort(new JobCancelledError(reason));
+      if (job.state === 'active') return true;
+      // Not running: it never will.
+      if (job.retryTimer) clearTimeout(job.retryTimer);
+      const list = ready.get(job.type);
+      if (list?.includes(job)) list.splice(list.indexOf(job), 1);
+      settle(job);
+      fail(job, new JobFailedError(reason, job));
+      return true;
     },
 
     async counts() {

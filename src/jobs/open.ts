@@ -7,10 +7,14 @@ import type { JobQueue } from './queue.js';
  * REDIS_URL set: BullMQ, so N front ends and M workers share one queue. Unset: the in-process
  * queue of the embedded mode. Callers see the same contract either way.
  */
-export function openQueue(config: { redisUrl?: string | undefined; queueName?: string }, logger: Logger): JobQueue {
+export function openQueue(config: { redisUrl?: string | undefined; queueName?: string; dependencyDeadlineMs?: number }, logger: Logger): JobQueue {
   if (config.redisUrl) {
     logger.info({ backend: 'bullmq' }, 'job queue: BullMQ');
-    return createBullmqQueue(config.redisUrl, { logger, ...(config.queueName ? { name: config.queueName } : {}) });
+    return createBullmqQueue(config.redisUrl, {
+      logger,
+      ...(config.queueName ? { name: config.queueName } : {}),
+      ...(config.dependencyDeadlineMs ? { commandTimeoutMs: config.dependencyDeadlineMs } : {}),
+    });
   }
   logger.info({ backend: 'in-process' }, 'job queue: in-process');
   // Two at a time: one job's vectors are written while the next one's are computed.

@@ -64,9 +64,28 @@ export interface JobQueue {
   enqueue(type: string, payload: unknown, options?: EnqueueOptions): Promise<JobHandle>;
   /** Starts consuming jobs of the given types in this process. */
   consume(handlers: Record<string, JobHandler>, options?: { concurrency?: number }): Promise<void>;
+  /**
+   * Where a job is, by id: `unknown` when this queue never had it or has forgotten it (finished
+   * jobs are remembered for a while: BullMQ keeps their records, the in-process queue the latest).
+   * Optional so test doubles need not implement it.
+   */
+  state?(jobId: string): Promise<JobStateInfo>;
+  /**
+   * Stops a job: a waiting one never runs, a running one sees its `signal` aborted (handlers check
+   * it between batches) and fails without retry. False when the job is not waiting or running
+   * here (on BullMQ: not waiting, nor running in this process's worker).
+   */
+  cancel?(jobId: string, reason?: string): Promise<boolean>;
   /** Counts of waiting/active/failed jobs, for /healthz. */
   counts(): Promise<{ waiting: number; active: number; failed: number }>;
   close(): Promise<void>;
+}
+
+export type JobStateInfo = { state: 'waiting' | 'active' | 'unknown' } | { state: 'completed'; result: unknown } | { state: 'failed'; error: string };
+
+/** The reason a cancelled job's signal carries; handlers may throw it as is. */
+export class JobCancelledError extends Error {
+  override name = 'JobCancelledError';
 }
 
 export class JobTimeoutError extends Error {

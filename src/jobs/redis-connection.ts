@@ -29,7 +29,7 @@ export function isConnectionError(err: unknown): boolean {
   const code = (err as NodeJS.ErrnoException).code;
   return (
     (code !== undefined && /^(ECONNREFUSED|ECONNRESET|EPIPE|ETIMEDOUT|ENOTFOUND|EHOSTUNREACH)$/.test(code)) ||
-    /Stream isn't writeable|Connection is closed|MaxRetriesPerRequestError|Reached the max retries/i.test(err.message) ||
+    /Stream isn't writeable|Connection is closed|MaxRetriesPerRequestError|Reached the max retries|Command timed out/i.test(err.message) ||
     err.name === 'MaxRetriesPerRequestError'
   );
 }

@@ -31,8 +31,13 @@ export interface RunOptions<Progress> extends EnqueueOptions {
    * and does not affect the job.
    */
   progress?: (progress: Progress) => void | Promise<void>;
-  /** Stops waiting: `run` rejects with the signal's reason. The job itself goes on. */
+  /**
+   * Stops waiting: `run` rejects with the signal's reason, and the job is cancelled
+   * (`JobQueue.cancel`) unless it was enqueued under a `jobId`, which other callers may share.
+   */
   signal?: AbortSignal;
+  /** Called with the job's id once it is enqueued, before any of its progress. */
+  onEnqueued?: (jobId: string) => void;
   /** Overrides the runner's wait; 0 answers "accepted" at once, Infinity waits for the end. */
   waitMs?: number;
 }
@@ -65,16 +70,24 @@ export function createJobRunner(opts: {
     enqueue: (job, payload, options) => enqueueJob(queue, job, payload, options),
 
     async run(job, payload, options = {}) {
-      const { progress, signal, waitMs = defaultWaitMs, ...enqueueOptions } = options;
+      const { progress, signal, onEnqueued, waitMs = defaultWaitMs, ...enqueueOptions } = options;
       checkWait(waitMs);
       signal?.throwIfAborted();
       const handle = await enqueueJob(queue, job, payload, enqueueOptions);
+      onEnqueued?.(handle.id);
       if (waitMs === 0) return new JobAccepted(handle.id, job.type);
       // Subscribed right after the enqueue resolves, before any later I/O: the job cannot have
       // reported yet (the in-process queue starts jobs on a later turn; BullMQ a few round trips
       // later, and its event reader was started before the add).
       const forwarder = progress ? forwardInOrder(job, progress, handle.id, logger) : undefined;
       const off = forwarder ? events.onProgress(handle.id, (p) => forwarder.push(p)) : () => {};
+      // The caller gave up (an MCP notifications/cancelled, a client gone): the job is theirs alone, so stop it.
+      const cancel = () =>
+        void queue
+          .cancel?.(handle.id, `job ${handle.id} (${job.type}) was cancelled by its caller`)
+          .catch((err: unknown) => logger?.warn({ err, jobId: handle.id }, 'job cancel failed'));
+      const cancelsJob = signal !== undefined && enqueueOptions.jobId === undefined;
+      if (cancelsJob) signal.addEventListener('abort', cancel, { once: true });
       try {
         const result = await untilAborted(handle.finished(Number.isFinite(waitMs) ? waitMs : undefined), signal);
         // Every report comes before the end of its job: the caller sees them all, then the result.
@@ -85,6 +98,7 @@ export function createJobRunner(opts: {
         throw err;
       } finally {
         off();
+        if (cancelsJob) signal.removeEventListener('abort', cancel);
       }
     },
   };

@@ -5,13 +5,22 @@ import type { Invoked } from '../tools/kit/invoke.js';
 
 type Block = CallToolResult['content'][number];
 
+/**
+ * A text block typed by MIME. `mimeType` on a text block is what seed 003 shows and what reaches
+ * the raw wire, but the SDK client's text-content schema drops it on receipt; `_meta.mimeType`
+ * is a surface every MCP client keeps, so a client can tell the JSON block from the markdown one
+ * without parsing. Neither is required: the JSON block also parses as the tool's payload.
+ */
+function textBlock(text: string, mimeType: 'text/markdown' | 'application/json'): Block {
+  return { type: 'text', text, mimeType, _meta: { mimeType } } as Block;
+}
+
 function markdownBlock(text: string): Block {
-  // mimeType is best effort (seed 003): some clients strip it, none rely on it.
-  return { type: 'text', text, mimeType: 'text/markdown' } as Block;
+  return textBlock(text, 'text/markdown');
 }
 
 function jsonBlock(payload: unknown): Block {
-  return { type: 'text', text: JSON.stringify(payload), mimeType: 'application/json' } as Block;
+  return textBlock(JSON.stringify(payload), 'application/json');
 }
 
 function resourceLink(uri: string): Block {

@@ -6,6 +6,8 @@ import { countMatchingNodes, matchingNodes, type FacetQuery } from '../store/fac
 
 export interface SearchFilters {
   projectId?: string | undefined;
+  /** A collection (namespace) inside the project(s): db/080, src/services/collections.ts. */
+  collection?: string | undefined;
   memoryType?: string | undefined;
   /** Contains-any: a hit needs at least one of these tags. */
   tags?: readonly string[] | undefined;
@@ -14,6 +16,8 @@ export interface SearchFilters {
   timeRange?: { start?: Date | undefined; end?: Date | undefined } | undefined;
   /** Node kinds to leave out (named entities are graph vertices, not memories). */
   excludeKinds?: readonly string[] | undefined;
+  /** Only these node kinds (e.g. seed 002's `tables`: phase, work, path, tide, pattern). */
+  kinds?: readonly string[] | undefined;
 }
 
 /** One ranked list to fill: a space's index searched with the query's vector in that space. */
@@ -46,15 +50,23 @@ export function amongLimit(indexed: number): number {
 const MIN_AMONG = 200;
 
 export function hasFacetFilters(f: SearchFilters): boolean {
-  return f.projectId !== undefined || f.memoryType !== undefined || Boolean(f.tags?.length) || f.topic !== undefined || Boolean(f.timeRange?.start || f.timeRange?.end);
+  return (
+    f.projectId !== undefined ||
+    f.collection !== undefined ||
+    f.memoryType !== undefined ||
+    Boolean(f.tags?.length) ||
+    f.topic !== undefined ||
+    Boolean(f.timeRange?.start || f.timeRange?.end) ||
+    Boolean(f.kinds?.length)
+  );
 }
 
-function facetQuery(f: SearchFilters): FacetQuery {
+export function facetQuery(f: SearchFilters): FacetQuery {
   return { ...f, createdFrom: f.timeRange?.start, createdTo: f.timeRange?.end };
 }
 
 /** The topic comparison SQL only narrows (store/facets-repo.ts): case-insensitive, all of Unicode. */
-function topicMatches(topic: string | null, f: SearchFilters): boolean {
+export function topicMatches(topic: string | null, f: SearchFilters): boolean {
   return f.topic === undefined || (topic ?? '').toLowerCase() === f.topic.toLowerCase();
 }
 
@@ -93,10 +105,16 @@ export async function filteredCandidates(
   // A sparse (inverted) index returns every match it has, so a short answer means exhausted. An
   // HNSW graph may return fewer than asked while holding more (identical vectors crowd each
   // other out), so a dense list is exhausted only once asked for all it holds (an exact scan).
-  const sizes = await deps.indexes.sizes();
+  // Asked together with the first searches: the index thread answers both in one wait.
+  const sizesAsked = deps.indexes.sizes();
+  let sizes: Awaited<typeof sizesAsked> = {};
   const exhausted = (i: number, returned: number) => (spaceById(signals[i]!.space).index === 'sparse' ? returned < depth[i]! : depth[i]! >= (sizes[signals[i]!.space] ?? 0));
   for (;;) {
-    const rounds = await Promise.all([...open].map(async (i) => ({ i, hits: await deps.indexes.search(signals[i]!.space, signals[i]!.vector, depth[i]!) })));
+    const [rounds, known] = await Promise.all([
+      Promise.all([...open].map(async (i) => ({ i, hits: await deps.indexes.search(signals[i]!.space, signals[i]!.vector, depth[i]!) }))),
+      sizesAsked,
+    ]);
+    sizes = known;
     const unknown = [...new Set(rounds.flatMap((r) => r.hits.map((h) => h.key)))].filter((key) => !verdict.has(key));
     for (const key of unknown) verdict.set(key, false);
     for (const row of await matchingNodes(deps.db, facetQuery(filters), unknown)) verdict.set(row.nid, topicMatches(row.topic, filters));
@@ -110,7 +128,7 @@ export async function filteredCandidates(
     if (open.size === 0) return { lists, strategy: 'global' };
     if (selective && !askedSql) {
       askedSql = true;
-      const limit = amongMax ?? amongLimit(Math.max(0, ...Object.values(await deps.indexes.sizes())));
+      const limit = amongMax ?? amongLimit(Math.max(0, ...Object.values(sizes)));
       const among = await allowedEntries(deps.db, filters, limit);
       if (among) return { lists: await searchAmong(deps.indexes, signals, among, want), strategy: 'among' };
     }

@@ -1,11 +1,11 @@
 import { EventEmitter } from 'node:events';
 import type { Logger } from '../log.js';
 import type { Db } from '../store/db.js';
-import { changesAfter, latestTxId } from '../store/tx-log.js';
+import { changesAfter, latestTxId, type LoggedEntity } from '../store/tx-log.js';
 import { TX_CHANNEL } from './writes.js';
 
 export interface ChangedEntity {
-  entity: 'node' | 'edge';
+  entity: LoggedEntity;
   id: string;
   /** upsert: the entity exists after the transaction; delete: it no longer does (or is tombstoned). */
   change_type: 'upsert' | 'delete';

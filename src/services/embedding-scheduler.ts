@@ -1,18 +1,29 @@
+import type { Embedder } from '../embed/embedder.js';
+import { LEXICAL_SPACE } from '../embed/spaces/registry.js';
 import type { IndexSync } from '../index/sync.js';
 import { enqueueJob } from '../jobs/define.js';
 import type { JobQueue } from '../jobs/queue.js';
 import type { Logger } from '../log.js';
-import { embedJob, embedJobId } from './embedding.js';
+import type { Db } from '../store/db.js';
+import { writeEmbeddings } from '../store/embeddings-repo.js';
+import { nodesByNid } from '../store/nodes-repo.js';
+import { embedJob, embedJobId, embeddingText } from './embedding.js';
+import { enqueueLinks } from './navigation/link-job.js';
 
 export interface ScheduledEmbedding {
-  /** True once the vectors are in this process's indexes (lexical search finds the nodes at once either way). */
+  /** True once every vector is in this process's indexes: every search signal finds the nodes. */
   searchable: boolean;
+  /** True once the keyword (BM25) signal finds the nodes, which never waits for a job. */
+  keywordSearchable: boolean;
+  /** The embed job, or null when the queue was unavailable (the outbox re-enqueues it once it is back). */
   jobId: string | null;
 }
 
 /**
- * Every writer's way to get vectors for nodes it committed: one embed job per batch, with an
- * idempotent id per (nodes, versions), so a retry or a second writer never embeds twice.
+ * Every writer's way to get vectors for nodes it committed. The debt itself is already durable
+ * (the outbox row written with the node, db/060); this is the fast path: one embed job per
+ * batch, with an idempotent id per (nodes, versions), plus the keyword vectors written here
+ * and now, so keyword search never waits for the queue or a worker.
  */
 export class EmbeddingScheduler {
   constructor(
@@ -20,31 +31,60 @@ export class EmbeddingScheduler {
       queue: JobQueue;
       /** This process's index replicas; null in processes without indexes. */
       indexSync: IndexSync | null;
+      /** For writing keyword vectors at once; without them keyword search waits for the job too. */
+      db?: Db;
+      embedder?: Embedder;
       logger: Logger;
       /** How long a write waits for its vectors; 0 answers at once (distributed mode). */
       waitMs: number;
+      /** Enqueue the automatic-edge job (link) after each write; on unless configured off. */
+      autoEdges?: boolean;
     },
   ) {}
 
   /**
    * Call after committing nodes whose embedding text is new or changed. Embedded mode waits
-   * (bounded) so the next query sees the vectors; a failure here only delays embedding, which
-   * the backlog scan at start-up repairs, so it never turns an acknowledged write into an error.
+   * (bounded) so the next query sees the vectors. A failure here only delays embedding (the
+   * outbox dispatcher retries), so it never turns an acknowledged write into an error.
    */
   async schedule(nodes: ReadonlyArray<{ nid: number; version: number; id: string }>, opts: { wait?: boolean } = {}): Promise<ScheduledEmbedding> {
-    if (nodes.length === 0) return { searchable: true, jobId: null };
+    if (nodes.length === 0) return { searchable: true, keywordSearchable: true, jobId: null };
+    const nids = nodes.map((n) => n.nid);
+    let jobId: string | null = null;
     try {
-      const nids = nodes.map((n) => n.nid);
       const handle = await enqueueJob(this.deps.queue, embedJob, { nids }, { jobId: embedJobId(nids, nodes.map((n) => n.version).join('.')) });
+      jobId = handle.id;
+      // Edges follow in the background; the write never waits for them.
+      if (this.deps.autoEdges ?? true) await enqueueLinks(this.deps.queue, nodes);
       if ((opts.wait ?? true) && this.deps.waitMs > 0 && this.deps.indexSync) {
         await handle.finished(this.deps.waitMs);
         await this.deps.indexSync.pull();
-        return { searchable: true, jobId: handle.id };
+        return { searchable: true, keywordSearchable: true, jobId };
       }
-      return { searchable: false, jobId: handle.id };
     } catch (err) {
       this.deps.logger.warn({ err, ids: nodes.map((n) => n.id) }, 'embedding not ready in time; it continues in the background');
-      return { searchable: false, jobId: null };
+    }
+    return { searchable: false, keywordSearchable: await this.writeKeywordVectors(nids), jobId };
+  }
+
+  /** The keyword space is cheap to encode, so the writer indexes it itself instead of waiting for the job. */
+  private async writeKeywordVectors(nids: number[]): Promise<boolean> {
+    const { db, embedder, indexSync, logger } = this.deps;
+    const encoder = embedder?.encoders().find((e) => e.space === LEXICAL_SPACE);
+    if (!db || !embedder || !encoder || !indexSync) return false;
+    try {
+      // Read again rather than trusting the caller: a concurrent update may have changed the text.
+      const live = (await nodesByNid(db, nids)).filter((n) => n.deleted_at === null);
+      const vectors = (await embedder.embed(live.map(embeddingText), [LEXICAL_SPACE])).get(LEXICAL_SPACE) ?? [];
+      await writeEmbeddings(
+        db,
+        live.map((n, i) => ({ nid: n.nid, space: LEXICAL_SPACE, modelId: encoder.modelId, vector: vectors[i]! })),
+      );
+      await indexSync.pull();
+      return true;
+    } catch (err) {
+      logger.warn({ err }, 'keyword vectors not written; the embed job writes them');
+      return false;
     }
   }
 }

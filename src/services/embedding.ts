@@ -5,7 +5,11 @@ import type { JobQueue } from '../jobs/queue.js';
 import type { Logger } from '../log.js';
 import type { Db } from '../store/db.js';
 import { writeEmbeddings, type EmbeddingWrite } from '../store/embeddings-repo.js';
-import { nidsMissingEmbedding, nodesByNid } from '../store/nodes-repo.js';
+import { nidsMissingEmbedding, nodesByNid, type NodeRecord } from '../store/nodes-repo.js';
+import { settleOwedEmbeddings } from '../store/outbox-repo.js';
+import { projectPositions, type PositionAnchor } from '../store/positions-repo.js';
+import type { EncodeItem } from '../embed/encoder.js';
+import { fingerprintJob } from './fingerprints.js';
 
 /** What an embedding for a node is made from: the topic carries meaning the content may not repeat. */
 export function embeddingText(node: { topic: string | null; content: string }): string {
@@ -22,6 +26,8 @@ const embedProgress = z.object({
 export interface EmbedJobDeps {
   db: Db;
   embedder: Embedder;
+  /** Where the fingerprint job of the embedded nodes goes; absent, none is enqueued. */
+  queue?: JobQueue;
 }
 
 /**
@@ -34,9 +40,17 @@ export const embedJob = defineJob({
   progress: embedProgress,
   result: z.object({ embedded: z.number().int().nonnegative() }),
   async handler({ nids }, { deps, report }: JobHandlerContext<z.input<typeof embedProgress>, EmbedJobDeps>) {
-    const nodes = (await nodesByNid(deps.db, nids)).filter((n) => n.deleted_at === null);
-    if (nodes.length === 0) return { embedded: 0 };
-    const vectors = await deps.embedder.embed(nodes.map(embeddingText));
+    const read = await nodesByNid(deps.db, nids);
+    // What this run settles in the outbox: the versions it read (a newer version stays owed),
+    // and nodes that no longer exist.
+    const found = new Set(read.map((n) => n.nid));
+    const settled = [...read.map((n) => ({ nid: n.nid, version: n.version })), ...nids.filter((nid) => !found.has(nid)).map((nid) => ({ nid, version: 2 ** 31 - 1 }))];
+    const nodes = read.filter((n) => n.deleted_at === null);
+    if (nodes.length === 0) {
+      await settleOwedEmbeddings(deps.db, settled);
+      return { embedded: 0 };
+    }
+    const vectors = await deps.embedder.embed(nodes.map(embeddingText), undefined, { items: await encodeItems(deps.db, nodes) });
     const writes: EmbeddingWrite[] = [];
     for (const enc of deps.embedder.encoders()) {
       const list = vectors.get(enc.space);
@@ -44,10 +58,36 @@ export const embedJob = defineJob({
       nodes.forEach((node, i) => writes.push({ nid: node.nid, space: enc.space, modelId: enc.modelId, vector: list[i]! }));
     }
     await writeEmbeddings(deps.db, writes);
+    await settleOwedEmbeddings(deps.db, settled);
+    if (deps.queue) {
+      // One waiting job per project is enough: it drains every memory still missing a fingerprint.
+      for (const projectId of new Set(nodes.map((n) => n.project_id))) {
+        await enqueueJob(deps.queue, fingerprintJob, { project_id: projectId }, { jobId: `fingerprint-${Buffer.from(projectId).toString('hex')}` });
+      }
+    }
     await report({ embedded: nodes.length, total: nids.length });
     return { embedded: nodes.length };
   },
 });
+
+/** Known positions per project in this process (most recently used last), for projectPositions. */
+const positionAnchors = new Map<string, PositionAnchor>();
+const MAX_POSITION_ANCHORS = 1_000;
+
+/** What E2–E4 encode besides the text: the memory's time (valid_from, else created_at) and its order in its project. */
+async function encodeItems(db: Db, nodes: readonly NodeRecord[]): Promise<EncodeItem[]> {
+  const positions = await projectPositions(db, nodes, positionAnchors);
+  // The last position learned per project: the next batch counts only the nodes written since.
+  for (const projectId of new Set(nodes.map((n) => n.project_id))) {
+    const last = nodes.filter((n) => n.project_id === projectId).reduce((a, b) => (b.nid > a.nid ? b : a));
+    const position = positions.get(last.nid);
+    if (position === undefined) continue;
+    positionAnchors.delete(projectId);
+    if (positionAnchors.size >= MAX_POSITION_ANCHORS) positionAnchors.delete(positionAnchors.keys().next().value!);
+    positionAnchors.set(projectId, { nid: last.nid, position });
+  }
+  return nodes.map((n) => ({ at: (n.valid_from ?? n.created_at).getTime(), position: positions.get(n.nid) ?? 0 }));
+}
 
 /** The embed job's name on the queue, for code that enqueues it by name (bench/load.ts). */
 export const EMBED_JOB = embedJob.type;

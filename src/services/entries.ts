@@ -114,6 +114,7 @@ export class EntriesService {
         id: ulid(),
         kind: old.kind,
         project_id: old.project_id,
+        collection: old.collection,
         ...fields,
         metadata: { ...old.metadata, supersedes: old.id },
         valid_from: from,

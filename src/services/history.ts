@@ -23,7 +23,8 @@ import {
 import { retractEmbeddings } from '../store/embeddings-repo.js';
 import { advisoryXactLock, LOCKS } from '../store/locks.js';
 import type { NodeRecord } from '../store/nodes-repo.js';
-import { latestTxId } from '../store/tx-log.js';
+import { latestTxId, type LoggedEntity } from '../store/tx-log.js';
+import { revertCollection } from './collections.js';
 import type { EmbeddingScheduler } from './embedding-scheduler.js';
 import { changeTypeOf, sameImage, state, type ChangeType, type Image } from './images.js';
 import { image, writeTransaction } from './writes.js';
@@ -56,7 +57,7 @@ export type UndoRequest = {
 };
 
 export interface RevertedEntity {
-  entity: 'node' | 'edge';
+  entity: LoggedEntity;
   entity_id: string;
   change_type: ChangeType;
 }
@@ -191,17 +192,17 @@ export class HistoryService {
   private async revert(
     tx: Queryable,
     txIds: readonly number[],
-    log: (c: { entity: 'node' | 'edge'; entityId: string; before: unknown; after: unknown }) => void,
+    log: (c: { entity: LoggedEntity; entityId: string; before: unknown; after: unknown }) => void,
     toEmbed: NodeRecord[],
     removedNids: number[],
   ): Promise<RevertedEntity[]> {
     const set = new Set(txIds);
     const changes = await changesOfTxs(tx, txIds);
     // Entities in the order they were last touched, newest first: restores run in reverse order.
-    const order: Array<{ entity: 'node' | 'edge'; entityId: string }> = [];
+    const order: Array<{ entity: LoggedEntity; entityId: string }> = [];
     const seen = new Set<string>();
     for (const c of [...changes].reverse()) {
-      if (c.entity !== 'node' && c.entity !== 'edge') {
+      if (c.entity !== 'node' && c.entity !== 'edge' && c.entity !== 'collection') {
         throw new AppError('CONFLICT', `Transaction ${c.tx_id} changed a ${c.entity}, which undo cannot restore.`, { tx_id: c.tx_id, entity: c.entity });
       }
       const key = `${c.entity}\u0000${c.entity_id}`;
@@ -227,7 +228,7 @@ export class HistoryService {
     }
 
     // Check everything before changing anything (all or nothing).
-    const targets: Array<{ entity: 'node' | 'edge'; entityId: string; target: Image | null }> = [];
+    const targets: Array<{ entity: LoggedEntity; entityId: string; target: Image | null }> = [];
     for (const e of order) {
       const chain = byEntity.get(`${e.entity}\u0000${e.entityId}`) ?? [];
       const last = chain[chain.length - 1];
@@ -273,6 +274,11 @@ export class HistoryService {
         if (before === null && after === null) continue;
         log({ entity: 'node', entityId: t.entityId, before, after });
         out.push({ entity: 'node', entity_id: t.entityId, change_type: changeTypeOf(state(before), state(after)) });
+      } else if (t.entity === 'collection') {
+        const { before, after } = await revertCollection(tx, t.entityId, t.target);
+        if (before === null && after === null) continue;
+        log({ entity: 'collection', entityId: t.entityId, before, after });
+        out.push({ entity: 'collection', entity_id: t.entityId, change_type: changeTypeOf(state(before), state(after)) });
       } else {
         const current = edges.get(t.entityId) ?? null;
         const before = current ? (image(current) as unknown as Image) : null;

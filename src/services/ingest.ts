@@ -1,12 +1,15 @@
 import type { Db } from '../store/db.js';
 import { insertNode, liveChunksBySource, liveNodesByHash, rewriteContent, type NodeRecord } from '../store/nodes-repo.js';
 import { chunkText } from './chunking.js';
+import { DEFAULT_COLLECTION, requireCollection } from './collections.js';
 import type { EmbeddingScheduler } from './embedding-scheduler.js';
 import { contentHash, image, newNode, writeTransaction } from './writes.js';
 
 export interface PushInput {
   text: string;
   project_id: string;
+  /** The project's collection; 'default' unless given, else it must exist (new_collection). */
+  collection?: string | undefined;
   memory_type: string;
   tags: string[];
   source_uri?: string | undefined;
@@ -27,7 +30,7 @@ const EMBED_BATCH = 128;
 
 /**
  * `push` (seed 004): chunk a document, hash every chunk, and write only what is new in one
- * transaction. A chunk whose hash already lives in the project is skipped; with a source_uri, a
+ * transaction. A chunk whose hash already lives in the project's collection is skipped; with a source_uri, a
  * changed chunk at the same position replaces the old one (`updated`), so re-pushing an edited
  * document rewrites only what changed.
  */
@@ -37,12 +40,14 @@ export class IngestService {
   async push(input: PushInput, actor: string | null, onProgress?: (done: number, total: number) => Promise<void>): Promise<PushResult> {
     const chunks = chunkText(input.text, input.chunk_size);
     const documentHash = contentHash(input.text);
+    const collection = input.collection ?? DEFAULT_COLLECTION;
     const { txId, result } = await writeTransaction(this.deps.db, 'push', { actor }, async (tx, log) => {
+      await requireCollection(tx, input.project_id, collection);
       const hashes = chunks.map((c) => contentHash(c.text));
-      const existing = new Map((await liveNodesByHash(tx, input.project_id, hashes)).map((n) => [n.content_hash, n]));
+      const existing = new Map((await liveNodesByHash(tx, input.project_id, hashes, collection)).map((n) => [n.content_hash, n]));
       const byIndex = new Map<number, NodeRecord>();
       if (input.source_uri) {
-        for (const n of await liveChunksBySource(tx, input.project_id, input.source_uri)) {
+        for (const n of await liveChunksBySource(tx, input.project_id, input.source_uri, collection)) {
           const index = (n.metadata as { chunk_index?: unknown }).chunk_index;
           if (typeof index === 'number') byIndex.set(index, n);
         }
@@ -52,7 +57,7 @@ export class IngestService {
       const skipped: string[] = [];
       for (const [i, chunk] of chunks.entries()) {
         const hash = hashes[i]!;
-        const metadata = { chunk_index: chunk.index, chunk_count: chunks.length, chunk_tokens: chunk.tokens, document_hash: documentHash };
+        const metadata = { chunk_index: chunk.index, chunk_count: chunks.length, chunk_tokens: chunk.tokens, chunk_size: input.chunk_size, document_hash: documentHash };
         const same = existing.get(hash);
         if (same) {
           skipped.push(same.id);
@@ -71,6 +76,7 @@ export class IngestService {
           newNode({
             kind: 'chunk',
             project_id: input.project_id,
+            collection,
             memory_type: input.memory_type,
             topic: input.topic ?? null,
             content: chunk.text,

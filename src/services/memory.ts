@@ -1,6 +1,8 @@
 import type { Logger } from '../log.js';
 import type { Db } from '../store/db.js';
-import { insertNode, liveNodesByHash, type NodeRecord } from '../store/nodes-repo.js';
+import { insertNode, liveNodesByHash, nodeById, type NodeRecord } from '../store/nodes-repo.js';
+import { isEmbeddingOwed } from '../store/outbox-repo.js';
+import { DEFAULT_COLLECTION, requireCollection } from './collections.js';
 import type { EmbeddingScheduler } from './embedding-scheduler.js';
 import type { SearchService } from './search.js';
 import { image, newNode, writeTransaction } from './writes.js';
@@ -10,6 +12,8 @@ export interface StoreMemoryInput {
   topic?: string | undefined;
   tags?: string[] | undefined;
   project_id: string;
+  /** The project's collection; 'default' unless given, else it must exist (new_collection). */
+  collection?: string | undefined;
   memory_type: string;
   importance?: number | undefined;
   confidence?: number | undefined;
@@ -19,10 +23,14 @@ export interface StoreMemoryInput {
 }
 
 export interface StoreMemoryResult {
+  /** True when an earlier call with the same idempotency key made this write and nothing was written now. */
+  replayed: boolean;
   node: NodeRecord;
   txId: number;
-  /** True once the memory's vectors are in this process's indexes (lexical search finds it at once). */
+  /** True once every vector of the memory is in this process's indexes. */
   searchable: boolean;
+  /** True once keyword search finds it (written at store time, whatever the queue's state). */
+  keywordSearchable: boolean;
   embeddingJobId: string | null;
   /** Live entries of the same project with the same content (exact) or nearly the same meaning (near). */
   possibleDuplicates: Array<{ id: string; score: number; match: 'exact' | 'near' }>;
@@ -44,29 +52,41 @@ export class MemoryService {
 
   async store(input: StoreMemoryInput, actor: string | null = null): Promise<StoreMemoryResult> {
     const { db } = this.deps;
+    const fields = newNode({
+      kind: 'memory',
+      project_id: input.project_id,
+      collection: input.collection ?? DEFAULT_COLLECTION,
+      memory_type: input.memory_type,
+      topic: input.topic ?? null,
+      content: input.content,
+      tags: input.tags ?? [],
+      source_uri: input.source_uri ?? null,
+      importance: input.importance ?? 0.5,
+      confidence: input.confidence ?? 1,
+      valid_from: input.valid_from ?? null,
+      valid_to: input.valid_to ?? null,
+    });
     const { result: node, txId } = await writeTransaction(db, 'store', { actor }, async (tx, log) => {
-      const node = await insertNode(
-        tx,
-        newNode({
-          kind: 'memory',
-          project_id: input.project_id,
-          memory_type: input.memory_type,
-          topic: input.topic ?? null,
-          content: input.content,
-          tags: input.tags ?? [],
-          source_uri: input.source_uri ?? null,
-          importance: input.importance ?? 0.5,
-          confidence: input.confidence ?? 1,
-          valid_from: input.valid_from ?? null,
-          valid_to: input.valid_to ?? null,
-        }),
-      );
+      await requireCollection(tx, input.project_id, fields.collection ?? DEFAULT_COLLECTION);
+      const node = await insertNode(tx, fields);
       log({ entity: 'node', entityId: node.id, before: null, after: image(node) });
       return node;
     });
+    this.deps.logger.info({ id: node.id, project: node.project_id, tx_id: txId, actor, chars: node.content.length }, 'memory stored');
+    const { searchable, keywordSearchable, jobId: embeddingJobId } = await this.deps.embedding.schedule([node]);
+    return { replayed: false, node, txId, searchable, keywordSearchable, embeddingJobId, possibleDuplicates: await this.duplicatesOf(node) };
+  }
 
-    const { searchable, jobId: embeddingJobId } = await this.deps.embedding.schedule([node]);
-    return { node, txId, searchable, embeddingJobId, possibleDuplicates: await this.duplicatesOf(node) };
+  /**
+   * An earlier store rebuilt from the store (for an idempotent retry whose first answer was lost
+   * in a crash); null when the memory is gone.
+   */
+  async stored(id: string, txId: number): Promise<StoreMemoryResult | null> {
+    const { db } = this.deps;
+    const node = await nodeById(db, id);
+    if (!node) return null;
+    const embedded = !(await isEmbeddingOwed(db, node.nid));
+    return { replayed: true, node, txId, searchable: embedded, keywordSearchable: embedded, embeddingJobId: null, possibleDuplicates: [] };
   }
 
   /**
@@ -74,12 +94,18 @@ export class MemoryService {
    * (silent dedupe loses facts that differ only in a number, which embeddings barely see).
    */
   private async duplicatesOf(node: NodeRecord): Promise<StoreMemoryResult['possibleDuplicates']> {
-    const exact = (await liveNodesByHash(this.deps.db, node.project_id, [node.content_hash])).filter((n) => n.nid !== node.nid);
+    const exact = (await liveNodesByHash(this.deps.db, node.project_id, [node.content_hash], node.collection)).filter((n) => n.nid !== node.nid);
     const seen = new Set(exact.map((n) => n.id));
     const out: StoreMemoryResult['possibleDuplicates'] = exact.slice(0, 5).map((n) => ({ id: n.id, score: 1, match: 'exact' as const }));
     if (this.deps.search) {
       try {
-        const near = await this.deps.search.nearDuplicates(node.content, { projectId: node.project_id, excludeNid: node.nid, minSimilarity: NEAR_DUPLICATE_SIMILARITY, limit: 3 });
+        const near = await this.deps.search.nearDuplicates(node.content, {
+          projectId: node.project_id,
+          collection: node.collection,
+          excludeNid: node.nid,
+          minSimilarity: NEAR_DUPLICATE_SIMILARITY,
+          limit: 3,
+        });
         for (const n of near) if (!seen.has(n.node.id)) out.push({ id: n.node.id, score: Math.round(n.similarity * 1000) / 1000, match: 'near' });
       } catch (err) {
         this.deps.logger.debug({ err }, 'near-duplicate check skipped');

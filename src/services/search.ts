@@ -1,3 +1,4 @@
+import type { Logger } from '../log.js';
 import type { Embedder } from '../embed/embedder.js';
 import { LEXICAL_SIGNAL, LEXICAL_SPACE, signalWeights, spaceById } from '../embed/spaces/registry.js';
 import type { SpaceId } from '../embed/types.js';
@@ -5,7 +6,10 @@ import type { VectorIndexes } from '../index/vector-index.js';
 import type { Db } from '../store/db.js';
 import { nodesByNid, type NodeRecord } from '../store/nodes-repo.js';
 import { filteredCandidates, type SearchFilters, type SignalQuery } from './candidates.js';
-import { fuseScores } from './fusion.js';
+import { cueFactor, isWhenQuestion, questionWords, withNeighbours } from './context-ranking.js';
+import { fuseScores, matchStrength } from './fusion.js';
+import { mmrOrder } from './mmr.js';
+import { queryTermStats } from './query-weights.js';
 
 export { hasFacetFilters, type SearchFilters } from './candidates.js';
 export { LEXICAL_SPACE } from '../embed/spaces/registry.js';
@@ -13,8 +17,25 @@ export { LEXICAL_SPACE } from '../embed/spaces/registry.js';
 export interface HybridQuery extends SearchFilters {
   text: string;
   limit: number;
-  /** Minimum fused score in (0, 1]; 0 keeps everything. */
+  /** Minimum score (see HybridHit.score) in (0, 1]; 0 keeps everything. */
   scoreThreshold?: number | undefined;
+  /**
+   * Partial results as the search goes (a streaming client shows them): each space's candidate
+   * count as it completes, then the fused ranking's best ids. `done` counts steps of `total`.
+   */
+  onProgress?: ((done: number, total: number, message: string) => Promise<void>) | undefined;
+  /** Fusion weight per signal, replacing SIGNAL_WEIGHTS for this query (profiles, bench ablations). */
+  weights?: Readonly<Record<string, number>> | undefined;
+}
+
+/**
+ * What the learning signals (src/services/signals/) set for every search, read from their
+ * in-memory cache (never a DB read per query): the fusion weights (SIGNAL_WEIGHTS scaled by each
+ * space's Kuramoto sync, used when a query names no weights) and MMR λ (noradrenaline; 1 = off).
+ */
+export interface RetrievalDynamics {
+  fusionWeights(now: number): Readonly<Record<string, number>>;
+  diversity(now: number): number;
 }
 
 export interface SignalScore {
@@ -24,7 +45,12 @@ export interface SignalScore {
 
 export interface HybridHit {
   node: NodeRecord;
-  /** Normalised fused score in (0, 1]. */
+  /**
+   * Relevance estimate in [0, 1]: the best hit scores how strongly it matches the query by raw
+   * signal values (fusion.ts matchStrength: BM25 against the query's own yardstick, cosine on an
+   * absolute ramp), the others in proportion to their rank score (fusion, neighbours, time cue,
+   * staleness). Unrelated memories score near 0 whatever their rank.
+   */
   score: number;
   /**
    * Per signal that found the hit: its rank among the entries the filters allow, and its raw
@@ -41,7 +67,15 @@ export interface HybridResult {
    * count as matches.
    */
   matched: number;
+  /**
+   * Each signal's own best candidates (nids, up to SIGNAL_TOP), in its order: what the retrieval
+   * log keeps to measure how each space agrees with the fused ranking.
+   */
+  signalTop: Record<string, number[]>;
 }
+
+/** Candidates per signal kept in HybridResult.signalTop. */
+export const SIGNAL_TOP = 10;
 
 /**
  * Fusion weight per signal, from the space definitions (src/embed/spaces/): the `lexical`
@@ -59,6 +93,9 @@ export function isStale(node: Pick<NodeRecord, 'metadata' | 'valid_to'>, now: nu
   return typeof node.metadata.superseded_by === 'string' || (node.valid_to !== null && node.valid_to.getTime() <= now);
 }
 
+/** Hits read with their content before the final order: at least this many, else twice the limit. */
+const MIN_WINDOW = 10;
+
 /** Hits per signal that go into fusion: limit × 10, within these bounds. */
 const MIN_CANDIDATES = 50;
 const MAX_CANDIDATES = 500;
@@ -75,26 +112,40 @@ export async function lexicalSearch(embedder: Embedder, indexes: VectorIndexes, 
   return (await indexes.search(LEXICAL_SPACE, query, k)).map((h) => ({ key: h.key, score: h.similarity }));
 }
 
+/** `rows` plus the rows of those `nids` it lacks (one statement when any are missing). */
+async function withRows(db: Db, rows: Map<number, NodeRecord>, nids: readonly number[]): Promise<Map<number, NodeRecord>> {
+  const missing = nids.filter((nid) => !rows.has(nid));
+  for (const n of await nodesByNid(db, missing)) rows.set(n.nid, n);
+  return rows;
+}
+
 /**
  * Hybrid retrieval: one ranked list per enabled space with a fusion weight (BM25 over E13,
- * k-NN in each dense space), each holding only entries the filters allow (candidates.ts),
- * fused by a weighted sum of normalised scores (fusion.ts) and thresholded.
+ * k-NN in each dense space, the E1 query weighted by live IDF: query-weights.ts), each holding
+ * only entries the filters allow (candidates.ts), fused by a weighted sum of normalised scores
+ * (fusion.ts), re-ranked with the conversation around the hits (context-ranking.ts), scored by
+ * match strength and thresholded.
  */
 export class SearchService {
-  constructor(private readonly deps: { db: Db; embedder: Embedder; indexes: VectorIndexes }) {}
+  constructor(private readonly deps: { db: Db; embedder: Embedder; indexes: VectorIndexes; logger?: Logger | undefined; dynamics?: RetrievalDynamics | undefined }) {}
 
   async hybrid(q: HybridQuery): Promise<HybridResult> {
+    const now = Date.now();
+    const weights = q.weights ?? this.deps.dynamics?.fusionWeights(now) ?? SIGNAL_WEIGHTS;
     const want = Math.min(MAX_CANDIDATES, Math.max(MIN_CANDIDATES, q.limit * 10));
     const spaces = this.deps.embedder
       .encoders()
       .map((e) => spaceById(e.space))
-      .filter((s) => s.weight > 0);
+      .filter((s) => (q.weights?.[s.signal] ?? (q.weights ? 0 : s.weight)) > 0);
+    // The keyword index's live statistics weigh the query's words for E1 and scale lexical scores.
+    const stats = spaces.some((s) => s.id === LEXICAL_SPACE) ? await queryTermStats(this.deps.indexes, q.text) : null;
     // One embedding round trip for every signal; the index searches then run together.
     const vectors =
       spaces.length > 0
         ? await this.deps.embedder.embed(
             [q.text],
             spaces.map((s) => s.id),
+            stats ? { wordWeights: stats.wordWeights } : {},
           )
         : new Map<SpaceId, Float32Array[]>();
     const signals: SignalQuery[] = spaces.flatMap((s) => {
@@ -103,49 +154,83 @@ export class SearchService {
       return vector && vector.length > 0 ? [{ name: s.signal, space: s.id, vector }] : [];
     });
     const { lists } = await filteredCandidates(this.deps, signals, q, want);
+    const steps = signals.length + 1;
+    for (const [i, s] of signals.entries()) await q.onProgress?.(i + 1, steps, `${s.name}: ${lists[i]!.length} candidates`);
     const fused = fuseScores(
-      signals.map((s, i) => ({ name: s.name, weight: SIGNAL_WEIGHTS[s.name] ?? 0, hits: lists[i]!.map((h) => ({ key: h.key, score: h.similarity })) })),
+      signals.map((s, i) => ({ name: s.name, weight: weights[s.name] ?? 0, hits: lists[i]!.map((h) => ({ key: h.key, score: h.similarity })) })),
       LEXICAL_SIGNAL,
     );
-    const threshold = q.scoreThreshold ?? 0;
-    const candidates = fused.filter((f) => f.score >= threshold);
-    const matched = candidates.filter((f) => f.signals[LEXICAL_SIGNAL]).length;
-    // Twice the limit is read so that a stale fact pushed down can make room for what follows it.
-    const kept = candidates.slice(0, q.limit * 2);
-    // Only the hits need their (possibly 64 KB) content.
-    const rows = new Map(
-      (
-        await nodesByNid(
-          this.deps.db,
-          kept.map((f) => f.key),
-        )
-      ).map((n) => [n.nid, n]),
+    const windowSize = Math.max(MIN_WINDOW, q.limit * 2);
+    // The neighbour probe also reads the rows of the fused window: most hits shown come from it.
+    const { ranked, rows: prefetched } = await withNeighbours(
+      this.deps.db,
+      fused,
+      q,
+      q.limit,
+      fused.slice(0, windowSize).map((f) => f.key),
     );
-    const now = Date.now();
-    const hits = kept
+    // Fused scores rank; how strongly the best candidate matches (raw signal values) sets what
+    // the scores are worth, so unrelated memories score near 0 and the threshold removes them.
+    const confidence = fused.reduce((best, f) => Math.max(best, matchStrength(f.signals, LEXICAL_SIGNAL, stats?.lexicalScale ?? 0)), 0);
+    // Twice the limit is read so that a stale fact pushed down (or a memory lifted by what its
+    // text says: a time for a "when" question, a speaker the question names) can trade places.
+    const window = ranked.slice(0, windowSize);
+    // Only the hits need their (possibly 64 KB) content: a neighbour lifted into the window is read now.
+    const rows = await withRows(
+      this.deps.db,
+      prefetched,
+      window.map((f) => f.key),
+    );
+    const question = { when: isWhenQuestion(q.text), words: questionWords(q.text) };
+    const adjusted = window
       .flatMap((f) => {
         const node = rows.get(f.key);
-        return node ? [{ node, score: isStale(node, now) ? f.score * STALE_FACTOR : f.score, signals: f.signals }] : [];
+        // A quarantined memory (quarantine_node) stays readable by id but is not served by search.
+        if (!node || node.metadata.quarantine !== undefined) return [];
+        const factor = (isStale(node, now) ? STALE_FACTOR : 1) * cueFactor(question, node.content);
+        return [{ node, score: f.score * factor, signals: f.signals }];
       })
-      .sort((a, b) => b.score - a.score || a.node.nid - b.node.nid)
-      .slice(0, q.limit);
-    return { hits, matched };
+      .sort((a, b) => b.score - a.score || a.node.nid - b.node.nid);
+    const top = adjusted[0]?.score ?? ranked[0]?.score ?? 0;
+    const scale = top > 0 ? confidence / top : 0;
+    const threshold = q.scoreThreshold ?? 0;
+    const kept = adjusted.map((h) => ({ ...h, score: Math.min(1, h.score * scale) })).filter((h) => h.score >= threshold);
+    // Noradrenaline above its baseline trades relevance for diversity (MMR); at baseline λ = 1.
+    const lambda = this.deps.dynamics?.diversity(now) ?? 1;
+    const hits = lambda < 1 ? mmrOrder(kept, (h) => h.node.content, lambda, q.limit) : kept.slice(0, q.limit);
+    const matched = fused.filter((f) => f.signals[LEXICAL_SIGNAL] && f.score * scale >= threshold).length;
+    await q.onProgress?.(
+      steps,
+      steps,
+      `fused: ${hits.length} hits${
+        hits.length
+          ? ` (best ${hits
+              .slice(0, 5)
+              .map((h) => h.node.id)
+              .join(', ')})`
+          : ''
+      }`,
+    );
+    // What was asked and found, for "why don't you remember X?" (get_system_logs, component retrieval).
+    this.deps.logger?.debug({ query: q.text.slice(0, 120), project: q.projectId ?? null, hits: hits.length, best: hits[0]?.node.id ?? null, threshold }, 'search ran');
+    const signalTop = Object.fromEntries(signals.map((s, i) => [s.name, lists[i]!.slice(0, SIGNAL_TOP).map((h) => h.key)]));
+    return { hits, matched, signalTop };
   }
 
   /**
-   * Near duplicates of a text by E1 cosine within one project: what `store` reports as
+   * Near duplicates of a text by E1 cosine within one project (and collection): what `store` reports as
    * possible_duplicates. Cheap (one embedding, one index probe), so it runs on every store.
    */
   async nearDuplicates(
     text: string,
-    opts: { projectId: string; excludeNid: number; minSimilarity: number; limit: number },
+    opts: { projectId: string; collection?: string | undefined; excludeNid: number; minSimilarity: number; limit: number },
   ): Promise<Array<{ node: NodeRecord; similarity: number }>> {
     const space: SpaceId = 'E1';
     if (!this.deps.embedder.encoders().some((e) => e.space === space)) return [];
     const [vector] = (await this.deps.embedder.embed([text], [space])).get(space) ?? [];
     if (!vector) return [];
     // One more than asked: the new node itself is usually its own nearest neighbour.
-    const { lists } = await filteredCandidates(this.deps, [{ name: space, space, vector }], { projectId: opts.projectId }, opts.limit + 1);
+    const { lists } = await filteredCandidates(this.deps, [{ name: space, space, vector }], { projectId: opts.projectId, collection: opts.collection }, opts.limit + 1);
     const hits = lists[0]!.filter((h) => h.key !== opts.excludeNid && h.similarity >= opts.minSimilarity).slice(0, opts.limit);
     const rows = new Map(
       (

@@ -4,6 +4,7 @@ import type { Db, Queryable } from '../store/db.js';
 import type { NewNode } from '../store/nodes-repo.js';
 import { advisoryXactLock, LOCKS, notify } from '../store/locks.js';
 import { recordTransaction, type TxChange } from '../store/tx-log.js';
+import { claimInTransaction } from './idempotency.js';
 
 /** Channel every committed transaction is announced on; the payload is its tx_id. */
 export const TX_CHANNEL = 'cg_tx';
@@ -27,7 +28,8 @@ export interface Committed<T> {
  * commit together or not at all; a transaction that logged no change records nothing.
  */
 export async function writeTransaction<T>(db: Db, op: string, meta: WriteMeta, fn: (tx: Queryable, log: (change: TxChange) => void) => Promise<T>): Promise<Committed<T>> {
-  return db.transaction(async (tx) => {
+  let keyRecorded: (() => void) | null = null;
+  const committed = await db.transaction(async (tx) => {
     const changes: TxChange[] = [];
     const result = await fn(tx, (change) => changes.push(change));
     if (changes.length === 0) return { txId: 0, result, changes };
@@ -36,10 +38,14 @@ export async function writeTransaction<T>(db: Db, op: string, meta: WriteMeta, f
     await advisoryXactLock(tx, LOCKS.txOrder);
     const txId = await recordTransaction(tx, op, changes, meta);
     await meta.afterRecord?.(tx, txId);
+    // The idempotency key of the tool call this write belongs to commits with it (services/idempotency.ts).
+    keyRecorded = await claimInTransaction(tx, txId, changes[0]?.entityId ?? null);
     // NOTIFY is delivered on commit only, so listeners never hear of a rolled-back write.
     await notify(tx, TX_CHANNEL, String(txId));
     return { txId, result, changes };
   });
+  (keyRecorded as (() => void) | null)?.();
+  return committed;
 }
 
 /** An entity image as stored in tx_changes: JSON-safe (dates become ISO strings). */

@@ -15,7 +15,7 @@ import { join, resolve } from 'node:path';
  * not supported by PGlite anyway.)
  */
 
-export type LockMode = 'serve' | 'stdio' | 'worker';
+export type LockMode = 'serve' | 'stdio' | 'worker' | 'import' | 'export';
 
 export interface LockInfo {
   mode: LockMode;
@@ -209,7 +209,7 @@ function parseHolder(raw: string): LockHolder | null {
   try {
     const v = JSON.parse(raw) as Partial<LockHolder> | null;
     if (!v || !Number.isInteger(v.pid) || (v.pid as number) <= 0 || typeof v.startedAt !== 'string') return null;
-    const mode = v.mode === 'serve' || v.mode === 'stdio' || v.mode === 'worker' ? v.mode : 'serve';
+    const mode = v.mode === 'serve' || v.mode === 'stdio' || v.mode === 'worker' || v.mode === 'import' || v.mode === 'export' ? v.mode : 'serve';
     return {
       pid: v.pid as number,
       mode,

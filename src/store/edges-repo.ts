@@ -1,8 +1,13 @@
 import type { Queryable } from './db.js';
 
 /** seed 001 §3.3: the kinds of edge the graph knows. */
-export const EDGE_TYPES = ['Semantic', 'Temporal', 'Causal', 'Hierarchical', 'Relational'] as const;
+export const EDGE_TYPES = ['Semantic', 'Temporal', 'Causal', 'Hierarchical', 'Relational', 'Shortcut'] as const;
 export type EdgeType = (typeof EDGE_TYPES)[number];
+/**
+ * Edge types without a direction, stored once and reported `undirected`: Semantic (similar
+ * meaning) and Shortcut (a dream's amortized shortcut between memories retrieved together).
+ */
+export const SYMMETRIC_EDGE_TYPES: readonly string[] = ['Semantic', 'Shortcut'];
 
 /** Every column of an edge (none is generated): the image the transaction log records. */
 export const EDGE_COLUMNS = `id, src, dst, edge_type, predicate, weight, confidence, metadata, valid_from, valid_to,
@@ -171,4 +176,76 @@ export async function lockLiveEdgesOfNodes(q: Queryable, nodeIds: readonly strin
 export async function softDeleteEdges(q: Queryable, ids: readonly string[]): Promise<EdgeRecord[]> {
   if (ids.length === 0) return [];
   return q.query<EdgeRecord & Record<string, unknown>>(`update edges set deleted_at = now() where id = any($1::text[]) returning ${EDGE_COLUMNS}`, [ids]);
+}
+
+/** An edge with its far end's facts, as navigation reads it around a set of nodes. */
+export interface EdgeAround extends EdgeRecord {
+  /** The end of the edge not in the asked set (src for an incoming edge, dst for an outgoing one). */
+  far_id: string;
+  /** True when the edge's src is one of the asked nodes. */
+  outgoing: boolean;
+}
+
+/**
+ * Live edges with an end in `nodeIds` (both ends live), at least `minWeight`, of the given
+ * types (all when null), heaviest first. An edge between two asked nodes appears once per end.
+ */
+export async function liveEdgesAround(
+  q: Queryable,
+  f: { nodeIds: readonly string[]; edgeTypes: readonly string[] | null; minWeight: number; direction: Direction; limit: number },
+): Promise<EdgeAround[]> {
+  if (f.nodeIds.length === 0 || f.limit <= 0) return [];
+  const cols = EDGE_COLUMNS.split(',')
+    .map((c) => `e.${c.trim()}`)
+    .join(', ');
+  return q.query<EdgeAround & Record<string, unknown>>(
+    `select * from (
+       select ${cols}, e.dst as far_id, true as outgoing from edges e
+        where $2 <> 'in' and e.src = any($1::text[]) and e.deleted_at is null and e.weight >= $4
+          and ($3::text[] is null or e.edge_type = any($3::text[]))
+       union all
+       select ${cols}, e.src as far_id, false as outgoing from edges e
+        where $2 <> 'out' and e.dst = any($1::text[]) and e.deleted_at is null and e.weight >= $4
+          and ($3::text[] is null or e.edge_type = any($3::text[]))
+     ) x
+     where exists (select 1 from nodes n where n.id = x.src and n.deleted_at is null)
+       and exists (select 1 from nodes n where n.id = x.dst and n.deleted_at is null)
+     order by weight desc, id
+     limit $5`,
+    [f.nodeIds, f.direction, f.edgeTypes && f.edgeTypes.length ? f.edgeTypes : null, f.minWeight, f.limit],
+  );
+}
+
+/** The live edge between a and b of a type in either direction, if any (symmetric edges are stored once). */
+export async function findLiveEdgeEitherWay(q: Queryable, a: string, b: string, edgeType: string): Promise<EdgeRecord | null> {
+  const [row] = await q.query<EdgeRecord & Record<string, unknown>>(
+    `select ${EDGE_COLUMNS} from edges
+      where ((src = $1 and dst = $2) or (src = $2 and dst = $1)) and edge_type = $3 and deleted_at is null
+      order by created_at, id limit 1`,
+    [a, b, edgeType],
+  );
+  return row ?? null;
+}
+
+/** Live Hierarchical edges (child src → parent dst) whose ends are live nodes of a project. */
+export async function liveHierarchyOfProject(q: Queryable, projectId: string, limit: number): Promise<Array<{ id: string; src: string; dst: string; weight: number }>> {
+  return q.query<{ id: string; src: string; dst: string; weight: number }>(
+    `select e.id, e.src, e.dst, e.weight from edges e
+       join nodes s on s.id = e.src and s.deleted_at is null and s.project_id = $1
+       join nodes d on d.id = e.dst and d.deleted_at is null
+      where e.edge_type = 'Hierarchical' and e.deleted_at is null
+      order by e.id limit $2`,
+    [projectId, limit],
+  );
+}
+
+/** Counts of live edges by type and by the method recorded in their metadata (manual when none). */
+export async function edgeCountsByTypeAndMethod(q: Queryable, projectId: string | null): Promise<Array<{ edge_type: string; method: string; n: number }>> {
+  return q.query<{ edge_type: string; method: string; n: number }>(
+    `select e.edge_type, coalesce(e.metadata->>'method', 'manual') as method, count(*)::int as n
+       from edges e join nodes s on s.id = e.src and s.deleted_at is null
+      where e.deleted_at is null and ($1::text is null or s.project_id = $1)
+      group by 1, 2 order by 1, 2`,
+    [projectId],
+  );
 }

@@ -1,8 +1,11 @@
 import type { Queryable } from './db.js';
+import { NODE_COLUMNS, type NodeRecord } from './nodes-repo.js';
 
 /** What search filters can ask of a node's facets (all present conditions must hold). */
 export interface FacetQuery {
   projectId?: string | undefined;
+  /** One collection (namespace) of the project, or of every project when projectId is absent. */
+  collection?: string | undefined;
   memoryType?: string | undefined;
   /** Contains-any. */
   tags?: readonly string[] | undefined;
@@ -11,6 +14,8 @@ export interface FacetQuery {
   createdFrom?: Date | undefined;
   createdTo?: Date | undefined;
   excludeKinds?: readonly string[] | undefined;
+  /** Only these kinds (the project-knowledge tables of seed 002 search). */
+  kinds?: readonly string[] | undefined;
 }
 
 // eslint-disable-next-line no-control-regex -- the whole ASCII range, NUL included, is the point
@@ -18,8 +23,8 @@ const ASCII = /^[\x00-\x7f]*$/;
 
 /**
  * Live nodes whose facets match: among `nids` (checking a batch of search candidates) or in
- * the whole store (listing a set `countMatchingNodes` found small). Only nid, and the topic
- * when it is filtered on, come back: wide rows cost several times more than the lookups
+ * the whole store (listing a set `countMatchingNodes` found small). Only nid, project, and the
+ * topic when it is filtered on, come back: wide rows cost several times more than the lookups
  * themselves, most of all in PGlite.
  *
  * Exact for every facet but the topic, where this returns a superset and the caller compares
@@ -27,12 +32,42 @@ const ASCII = /^[\x00-\x7f]*$/;
  * Unicode. So a topic with non-ASCII characters always passes here (octet_length ≠
  * char_length), and a non-ASCII filter value is not applied here at all.
  */
-export async function matchingNodes(q: Queryable, f: FacetQuery, nids?: readonly number[]): Promise<Array<{ nid: number; topic: string | null }>> {
+export async function matchingNodes(q: Queryable, f: FacetQuery, nids?: readonly number[]): Promise<Array<{ nid: number; project_id: string; topic: string | null }>> {
   if (nids?.length === 0) return [];
   const { where, params } = conditions(f, nids);
-  const columns = f.topic === undefined ? 'nid, null as topic' : 'nid, topic';
-  return q.query<{ nid: number; topic: string | null }>(`select ${columns} from nodes where ${where.join(' and ')}`, params);
+  const columns = f.topic === undefined ? 'nid, project_id, null as topic' : 'nid, project_id, topic';
+  return q.query<{ nid: number; project_id: string; topic: string | null }>(`select ${columns} from nodes where ${where.join(' and ')}`, params);
 }
+
+/**
+ * `matchingNodes` among `nids`, with the whole row of those in `rowsFor` (null for the others):
+ * the search reads its neighbour probe and its likely hits' content in one statement instead of
+ * two. Only the few likely hits ship their (possibly long) content; the probe stays narrow.
+ */
+export async function matchingNodesWithRows(
+  q: Queryable,
+  f: FacetQuery,
+  nids: readonly number[],
+  rowsFor: readonly number[],
+): Promise<Array<{ nid: number; project_id: string; topic: string | null; row: NodeRecord | null }>> {
+  if (nids.length === 0) return [];
+  const { where, params, param } = conditions(f, nids);
+  const hot = param(rowsFor);
+  const wide = ROW_COLUMNS.map((c) => `case when nid = any(${hot}::bigint[]) then ${c} end as "row.${c}"`).join(', ');
+  const columns = f.topic === undefined ? 'nid, project_id, null as topic' : 'nid, project_id, topic';
+  const rows = await q.query(`select ${columns}, nid = any(${hot}::bigint[]) as hot, ${wide} from nodes where ${where.join(' and ')}`, params);
+  return rows.map((r) => ({
+    nid: Number(r.nid),
+    project_id: r.project_id as string,
+    topic: r.topic as string | null,
+    row: r.hot ? (Object.fromEntries([['nid', Number(r.nid)], ...ROW_COLUMNS.map((c) => [c, r[`row.${c}`]])]) as unknown as NodeRecord) : null,
+  }));
+}
+
+/** NODE_COLUMNS but the nid (every row has it already). */
+const ROW_COLUMNS = NODE_COLUMNS.split(',')
+  .map((c) => c.trim())
+  .filter((c) => c !== 'nid');
 
 /**
  * How many live nodes match, counting no further than `cap`: enough to tell a small filtered set
@@ -50,6 +85,7 @@ function conditions(f: FacetQuery, nids?: readonly number[]): { where: string[];
   const param = (value: unknown) => `$${params.push(value)}`;
   if (nids) where.push(`nid = any(${param(nids)}::bigint[])`);
   if (f.projectId !== undefined) where.push(`project_id = ${param(f.projectId)}`);
+  if (f.collection !== undefined) where.push(`collection = ${param(f.collection)}`);
   if (f.memoryType !== undefined) where.push(`memory_type = ${param(f.memoryType)}`);
   if (f.tags?.length) where.push(`tags && ${param(f.tags)}::text[]`);
   if (f.topic !== undefined && ASCII.test(f.topic)) {
@@ -58,5 +94,12 @@ function conditions(f: FacetQuery, nids?: readonly number[]): { where: string[];
   if (f.createdFrom) where.push(`created_at >= ${param(f.createdFrom)}`);
   if (f.createdTo) where.push(`created_at <= ${param(f.createdTo)}`);
   if (f.excludeKinds?.length) where.push(`kind <> all(${param(f.excludeKinds)}::text[])`);
+  if (f.kinds?.length) where.push(`kind = any(${param(f.kinds)}::text[])`);
   return { where, params, param };
+}
+
+/** Live nodes whose facets match, oldest first (a time-ordered range to summarize), at most `limit`. */
+export async function matchingNodesInTimeOrder(q: Queryable, f: FacetQuery, limit: number): Promise<NodeRecord[]> {
+  const { where, params, param } = conditions(f);
+  return q.query<NodeRecord & Record<string, unknown>>(`select ${NODE_COLUMNS} from nodes where ${where.join(' and ')} order by created_at, nid limit ${param(limit)}`, params);
 }

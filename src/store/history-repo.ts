@@ -1,10 +1,11 @@
 import type { Queryable } from './db.js';
+import type { LoggedEntity } from './tx-log.js';
 import { EDGE_COLUMNS, type EdgeRecord } from './edges-repo.js';
 import { NODE_COLUMNS, type NodeRecord } from './nodes-repo.js';
 
 /** SQL behind history, undo/redo and as-of reads: the transaction log and entity restores. */
 
-export type EntityKind = 'node' | 'edge';
+export type EntityKind = LoggedEntity;
 
 export interface TxRow {
   tx_id: number;
@@ -44,6 +45,7 @@ const NODE_RESTORE_COLUMNS = [
   'updated_at',
   'deleted_at',
   'version',
+  'collection',
 ] as const;
 const EDGE_RESTORE_COLUMNS = ['id', 'src', 'dst', 'edge_type', 'predicate', 'weight', 'confidence', 'metadata', 'valid_from', 'valid_to', 'created_at', 'deleted_at'] as const;
 

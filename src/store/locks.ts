@@ -11,6 +11,8 @@ export const LOCKS = {
   undo: 0x63670010,
   /** Entity lookup-or-create in relate must not create the same name twice. */
   relate: 0x63670047,
+  /** Project-knowledge ids (seed 002) are numbered per kind: two creates must not pick one number. */
+  projectIds: 0x63670048,
 } as const;
 
 export async function advisoryXactLock(q: Queryable, key: number): Promise<void> {

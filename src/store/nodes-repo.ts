@@ -3,7 +3,7 @@ import type { Queryable } from './db.js';
 /** Columns of a node as clients and the transaction log see it. */
 export const NODE_COLUMNS = `nid, id, kind, project_id, memory_type, topic, content, tags, source_uri,
   importance, confidence, metadata, content_hash, valid_from, valid_to, created_at, updated_at,
-  deleted_at, version`;
+  deleted_at, version, collection`;
 
 export interface NodeRecord {
   nid: number;
@@ -25,16 +25,18 @@ export interface NodeRecord {
   updated_at: Date;
   deleted_at: Date | null;
   version: number;
+  /** The project's collection (namespace) it belongs to; 'default' unless given (db/080). */
+  collection: string;
 }
 
-/** What a new node is made from: the row minus what the database assigns. */
-export type NewNode = Omit<NodeRecord, 'nid' | 'created_at' | 'updated_at' | 'deleted_at' | 'version'>;
+/** What a new node is made from: the row minus what the database assigns (collection: 'default' unless given). */
+export type NewNode = Omit<NodeRecord, 'nid' | 'created_at' | 'updated_at' | 'deleted_at' | 'version' | 'collection'> & { collection?: string | undefined };
 
 export async function insertNode(q: Queryable, node: NewNode): Promise<NodeRecord> {
   const [row] = await q.query<NodeRecord & Record<string, unknown>>(
     `insert into nodes (id, kind, project_id, memory_type, topic, content, tags, source_uri,
-       importance, confidence, metadata, content_hash, valid_from, valid_to)
-     values ($1, $2, $3, $4, $5, $6, $7::text[], $8, $9, $10, $11::jsonb, $12, $13, $14)
+       importance, confidence, metadata, content_hash, valid_from, valid_to, collection)
+     values ($1, $2, $3, $4, $5, $6, $7::text[], $8, $9, $10, $11::jsonb, $12, $13, $14, $15)
      returning ${NODE_COLUMNS}`,
     [
       node.id,
@@ -51,6 +53,7 @@ export async function insertNode(q: Queryable, node: NewNode): Promise<NodeRecor
       node.content_hash,
       node.valid_from,
       node.valid_to,
+      node.collection ?? 'default',
     ],
   );
   return row!;
@@ -127,20 +130,21 @@ export function distribution(nodes: readonly NodeRecord[]): { project_id: string
 }
 
 /** Live nodes of a project whose content hash is one of `hashes`. */
-export async function liveNodesByHash(q: Queryable, projectId: string, hashes: readonly string[]): Promise<NodeRecord[]> {
+/** Live nodes with these content hashes in a project, in one of its collections when given (dedupe is per collection). */
+export async function liveNodesByHash(q: Queryable, projectId: string, hashes: readonly string[], collection?: string): Promise<NodeRecord[]> {
   if (hashes.length === 0) return [];
-  return q.query<NodeRecord & Record<string, unknown>>(`select ${NODE_COLUMNS} from nodes where project_id = $1 and content_hash = any($2::text[]) and deleted_at is null`, [
-    projectId,
-    hashes,
-  ]);
+  return q.query<NodeRecord & Record<string, unknown>>(
+    `select ${NODE_COLUMNS} from nodes where project_id = $1 and content_hash = any($2::text[]) and deleted_at is null and ($3::text is null or collection = $3)`,
+    [projectId, hashes, collection ?? null],
+  );
 }
 
-/** Live chunks previously pushed from one source, by chunk index. */
-export async function liveChunksBySource(q: Queryable, projectId: string, sourceUri: string): Promise<NodeRecord[]> {
+/** Live chunks previously pushed from one source, by chunk index (in one collection when given). */
+export async function liveChunksBySource(q: Queryable, projectId: string, sourceUri: string, collection?: string): Promise<NodeRecord[]> {
   return q.query<NodeRecord & Record<string, unknown>>(
     `select ${NODE_COLUMNS} from nodes
-      where project_id = $1 and source_uri = $2 and kind = 'chunk' and deleted_at is null`,
-    [projectId, sourceUri],
+      where project_id = $1 and source_uri = $2 and kind = 'chunk' and deleted_at is null and ($3::text is null or collection = $3)`,
+    [projectId, sourceUri, collection ?? null],
   );
 }
 

@@ -35,13 +35,15 @@ type UnsafeParams = Parameters<postgres.Sql['unsafe']>[1];
  * (search_path `"<schema>", public`, created if missing), which is how tests isolate themselves;
  * `public` stays on the path because extensions such as pg_trgm live there.
  */
-export async function openPostgres(url: string, opts: { schema?: string; max?: number } = {}): Promise<Db> {
+export async function openPostgres(url: string, opts: { schema?: string; max?: number; deadlineMs?: number } = {}): Promise<Db> {
   const { schema } = opts;
   if (schema !== undefined && !/^[A-Za-z_][A-Za-z0-9_]{0,62}$/.test(schema)) {
     throw new StoreError('DB_ERROR', `invalid schema name ${JSON.stringify(schema)}: use letters, digits and underscores`);
   }
   const sql = postgres(url, {
     max: opts.max ?? 10,
+    // A server that does not accept a connection in time is down, not slow.
+    connect_timeout: Math.max(1, Math.ceil((opts.deadlineMs ?? DEFAULT_DEADLINE_MS) / 1000)),
     onnotice: () => {},
     // PGlite sends undefined parameters as null; postgres.js would throw.
     transform: { undefined: null },
@@ -59,7 +61,27 @@ export async function openPostgres(url: string, opts: { schema?: string; max?: n
     await sql.end({ timeout: 0 }).catch(() => {});
     throw translateDbError(err);
   }
-  return new PostgresDb(sql);
+  return new PostgresDb(sql, opts.deadlineMs ?? DEFAULT_DEADLINE_MS);
+}
+
+/** Longest wait for one statement (and for a whole transaction's commit) before DB_UNAVAILABLE. */
+const DEFAULT_DEADLINE_MS = 10_000;
+
+/**
+ * Races a driver call against the deadline. A stalled server (network partition, paused
+ * process) otherwise holds the call for as long as TCP does; the statement itself is left to
+ * finish or fail on its connection, and a transaction rolls back when its connection answers.
+ */
+async function withinDeadline<T>(work: PromiseLike<T>, ms: number, what: () => string): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const expired = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new StoreError('DB_UNAVAILABLE', `database unavailable: ${what()} did not answer within ${ms} ms`)), ms);
+  });
+  try {
+    return await Promise.race([work, expired]);
+  } finally {
+    clearTimeout(timer);
+  }
 }
 
 async function createSchema(sql: postgres.Sql, schema: string): Promise<void> {
@@ -76,12 +98,15 @@ class PostgresDb implements Db {
   readonly driver = 'postgres' as const;
   private closed = false;
 
-  constructor(private readonly sql: postgres.Sql) {}
+  constructor(
+    private readonly sql: postgres.Sql,
+    private readonly deadlineMs: number,
+  ) {}
 
   async query<T extends Row = Row>(text: string, params: readonly unknown[] = []): Promise<T[]> {
     try {
       // A plain array: postgres.js returns an Array subclass with extra fields.
-      return Array.from(await this.sql.unsafe(text, params as UnsafeParams, EXTENDED)) as T[];
+      return Array.from(await withinDeadline(this.sql.unsafe(text, params as UnsafeParams, EXTENDED), this.deadlineMs, () => 'a statement')) as T[];
     } catch (err) {
       throw translateDbError(err, { sql: text, params });
     }
@@ -98,12 +123,24 @@ class PostgresDb implements Db {
   async transaction<T>(fn: (tx: Queryable) => Promise<T>): Promise<T> {
     let firstError: StoreError | undefined;
     let fnFailure: { error: unknown } | undefined;
+    const deadlineMs = this.deadlineMs;
+    // Each statement has its own deadline; BEGIN, COMMIT and ROLLBACK wait on the connection
+    // too, so a watchdog is armed around each of them.
+    let watchdog: NodeJS.Timeout | undefined;
+    let stall: (err: unknown) => void = () => {};
+    const stalled = new Promise<never>((_, reject) => (stall = reject));
+    const arm = (what: string, failure?: unknown) => {
+      clearTimeout(watchdog);
+      watchdog = setTimeout(() => stall(failure ?? new StoreError('DB_UNAVAILABLE', `database unavailable: ${what} did not answer within ${deadlineMs} ms`)), deadlineMs);
+    };
     try {
-      const result = await this.sql.begin(async (t) => {
+      arm('the start of a transaction');
+      const begun = this.sql.begin(async (t) => {
+        clearTimeout(watchdog);
         const handle: ExecQueryable = {
           async query<R extends Row = Row>(text: string, params: readonly unknown[] = []): Promise<R[]> {
             try {
-              return Array.from(await t.unsafe(text, params as UnsafeParams, EXTENDED)) as R[];
+              return Array.from(await withinDeadline(t.unsafe(text, params as UnsafeParams, EXTENDED), deadlineMs, () => 'a statement')) as R[];
             } catch (err) {
               const e = translateDbError(err, { sql: text, params });
               firstError ??= e;
@@ -122,15 +159,22 @@ class PostgresDb implements Db {
         };
         try {
           // Boxed: begin() would otherwise unwrap a returned array of promises.
-          return { value: await fn(handle) };
+          const value = { value: await fn(handle) };
+          arm('the commit (it may or may not have been applied: check `history` before retrying)');
+          return value;
         } catch (err) {
           fnFailure = { error: err };
+          // A stalled rollback: the caller hears why the transaction failed, not that.
+          arm('the rollback', err);
           throw err;
         }
       });
+      const result = await Promise.race([begun, stalled]);
       return (result as { value: T }).value;
     } catch (err) {
       throw settleTransactionError(err, fnFailure, firstError);
+    } finally {
+      clearTimeout(watchdog);
     }
   }
 

@@ -1,7 +1,10 @@
 import type { Queryable } from './db.js';
 
+/** What the log records images of: nodes, edges and (db/080) collection declarations. */
+export type LoggedEntity = 'node' | 'edge' | 'collection';
+
 export interface TxChange {
-  entity: 'node' | 'edge';
+  entity: LoggedEntity;
   entityId: string;
   before: unknown;
   after: unknown;
@@ -81,7 +84,7 @@ export async function latestTxId(q: Queryable): Promise<number> {
 export interface TxChangeSummary {
   tx_id: number;
   op: string;
-  entity: 'node' | 'edge';
+  entity: LoggedEntity;
   entity_id: string;
   deleted: boolean;
   project_id: string | null;
@@ -100,4 +103,10 @@ export async function changesAfter(q: Queryable, afterTxId: number, txLimit: num
       order by t.tx_id, c.ord`,
     [afterTxId, txLimit],
   );
+}
+
+/** Where the store keeps its tables (the schema a test or deployment chose) and its latest tx_id, in one round trip. */
+export async function storeLocation(q: Queryable): Promise<{ schema: string; last_tx_id: number }> {
+  const [row] = await q.query<{ schema: string; max: number | null }>(`select current_schema() as schema, (select max(tx_id) from transactions) as max`);
+  return { schema: row?.schema ?? 'public', last_tx_id: row?.max ?? 0 };
 }

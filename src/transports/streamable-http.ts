@@ -5,32 +5,47 @@ import { isInitializeRequest } from '@modelcontextprotocol/sdk/types.js';
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import type { App } from '../app.js';
 import { createMcpServer } from '../mcp/server.js';
+import { fallbackEventLog, memoryEventLog, parseStreamEventId, redisEventLog, sessionEventStore, type EventLog } from './event-store.js';
 import { sendJson, type HttpTransport, type RequestContext, type Route } from './http-server.js';
+import { SessionLimits, type SessionTicket } from './session-limits.js';
 
 /** MCP Streamable HTTP (stateful sessions, one McpServer each) at this path. */
 export const MCP_PATH = '/mcp';
 
-const SESSION_IDLE_MS = 30 * 60 * 1000;
+/** The `retry` hint of resumable streams (SEP-1699): how long a client waits before resuming. */
+const RETRY_HINT_MS = 1_000;
 
 interface Session {
   transport: StreamableHTTPServerTransport;
   server: McpServer;
-  lastSeen: number;
+  ticket: SessionTicket;
 }
 
 function rpcError(res: ServerResponse, status: number, code: number, message: string): void {
   sendJson(res, status, { jsonrpc: '2.0', error: { code, message }, id: null });
 }
 
-export function streamableHttp(app: App): HttpTransport {
+/**
+ * @param limits shared with the other session transports of the front end (one global count);
+ *   from the config when not given.
+ */
+export function streamableHttp(app: App, limits?: SessionLimits): HttpTransport {
+  const ownLimits = limits ? null : SessionLimits.fromConfig(app.config);
+  const bounds = limits ?? ownLimits!;
   const sessions = new Map<string, Session>();
   const log = app.logger.child({ transport: 'http' });
+  // Distributed: events in Redis, so a client can resume its stream through another front end.
+  const events: EventLog = app.config.redisUrl
+    ? fallbackEventLog(redisEventLog(app.config.redisUrl, `cg:${app.config.queueName}`), (session, err) =>
+        app.logger.warn({ err, session }, 'Redis event store unavailable; this session keeps its events in memory (no resumption through another front end)'),
+      )
+    : memoryEventLog();
 
   function sessionOf(req: IncomingMessage): { id: string | undefined; session: Session | undefined } {
     const header = req.headers['mcp-session-id'];
     const id = typeof header === 'string' ? header : undefined;
     const session = id === undefined ? undefined : sessions.get(id);
-    if (session) session.lastSeen = Date.now();
+    session?.ticket.touch();
     return { id, session };
   }
 
@@ -40,38 +55,55 @@ export function streamableHttp(app: App): HttpTransport {
     if (session) return session.transport.handleRequest(req, res, body);
     if (id !== undefined) return rpcError(res, 404, -32001, 'Session not found: start a new one with initialize.');
     if (!isInitializeRequest(body)) return rpcError(res, 400, -32000, 'Bad request: no mcp-session-id header and not an initialize request.');
+    // Idle past the limit: the session ends as a DELETE would end it.
+    const ticket = bounds.admit(req, () => void transport.close().catch(() => {}));
     const transport: StreamableHTTPServerTransport = new StreamableHTTPServerTransport({
       sessionIdGenerator: () => randomUUID(),
+      eventStore: sessionEventStore(events, () => transport.sessionId),
+      retryInterval: RETRY_HINT_MS,
       onsessioninitialized: (newId) => {
-        sessions.set(newId, { transport, server, lastSeen: Date.now() });
+        sessions.set(newId, { transport, server, ticket });
         log.debug({ session: newId }, 'session opened');
       },
     });
     transport.onclose = () => {
-      if (transport.sessionId) sessions.delete(transport.sessionId);
+      ticket.release();
+      if (!transport.sessionId) return;
+      sessions.delete(transport.sessionId);
+      void events.forget(transport.sessionId).catch(() => {});
     };
     const server = createMcpServer(app, { actor: `http:${randomUUID().slice(0, 8)}` });
     await server.connect(transport);
     await transport.handleRequest(req, res, body);
+    // An initialize the transport refused opened no session: its place is free again.
+    if (!transport.sessionId) ticket.release();
   }
 
   /** GET opens the session's standalone event stream; DELETE ends the session. */
   async function existingSessionOnly(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const { id, session } = sessionOf(req);
     if (id === undefined) return rpcError(res, 400, -32000, 'Bad request: mcp-session-id header required.');
-    if (!session) return rpcError(res, 404, -32001, 'Session not found.');
+    if (!session) {
+      if (req.method === 'GET' && (await replayElsewhere(req, res, id))) return;
+      return rpcError(res, 404, -32001, 'Session not found.');
+    }
     await session.transport.handleRequest(req, res);
   }
 
-  const sweeper = setInterval(() => {
-    const cutoff = Date.now() - SESSION_IDLE_MS;
-    for (const [id, s] of sessions) {
-      if (s.lastSeen >= cutoff) continue;
-      void s.transport.close().catch(() => {});
-      sessions.delete(id);
-    }
-  }, 60_000);
-  sweeper.unref();
+  /**
+   * A resume for a session another front end holds (distributed mode): replay what it stored
+   * after Last-Event-ID and end the stream; the client resumes again for anything later.
+   */
+  async function replayElsewhere(req: IncomingMessage, res: ServerResponse, id: string): Promise<boolean> {
+    const lastEventId = req.headers['last-event-id'];
+    const from = typeof lastEventId === 'string' ? parseStreamEventId(lastEventId) : null;
+    if (!from || !(await events.has(id))) return false;
+    const missed = await events.after(id, from.stream, from.seq);
+    res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache, no-transform', 'mcp-session-id': id });
+    for (const e of missed) if ('jsonrpc' in e.message) res.write(`event: message\nid: ${from.stream}|${e.seq}\ndata: ${JSON.stringify(e.message)}\n\n`);
+    res.end(`retry: ${RETRY_HINT_MS}\n\n`);
+    return true;
+  }
 
   const routes: Route[] = [
     { method: 'GET', path: MCP_PATH, handler: existingSessionOnly, jsonRpc: true },
@@ -82,9 +114,10 @@ export function streamableHttp(app: App): HttpTransport {
     routes,
     sessionCount: () => sessions.size,
     async close() {
-      clearInterval(sweeper);
+      ownLimits?.close();
       for (const s of sessions.values()) await s.transport.close().catch(() => {});
       sessions.clear();
+      await events.close();
     },
   };
 }

@@ -4,6 +4,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { ElicitRequestSchema, type CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { toolPayloadSchema } from '../../src/mcp/contract.js';
+import { citation } from '../../src/ids.js';
 import { call, startServe, tempDir, toolError, useEmbeddedServer } from '../helpers/cli.js';
 
 /** The canonical JSON block (seed 003): the last text block that parses and validates. */
@@ -192,8 +193,8 @@ describe('memory tools: formats, ergonomics, needsInput, search, push', () => {
       [a],
       'contains-any keeps only the tagged one',
     );
-    assert.ok(s.context.startsWith(`[${a}] `));
-    assert.deepEqual(s.used_filters, { project_id: 'ops', memory_type: null, tags: ['backup', 'nothing'], topic: null, time_range: null });
+    assert.ok(s.context.split('\n')[1]!.startsWith(`${citation(a)} "`), 'after the data label, the first hit cited as [node_<hex>] with its text quoted');
+    assert.deepEqual(s.used_filters, { project_id: 'ops', collection: null, memory_type: null, tags: ['backup', 'nothing'], topic: null, time_range: null });
     assert.equal(s.score_threshold, 0.25);
     const future = await call(client, 'search', { query_text: 'backups', project_id: 'ops', time_range: { start: '2100-01-01T00:00:00Z' } });
     assert.equal((future.structuredContent as { hits: unknown[] }).hits.length, 0);

@@ -25,6 +25,9 @@ export function childEnv(extra: Record<string, string | undefined> = {}): Record
   env.LOG_LEVEL ??= 'warn';
   // Suites exercise every tool; the toolset listing itself is tested with the default (empty).
   env.CONTEXT_GRAPH_TOOLSETS ??= 'all';
+  // Automatic edges (background link jobs) would add triples and transactions to what suites about
+  // other tools assert exactly; the suites about automatic edges turn them on.
+  env.CONTEXT_GRAPH_AUTO_EDGES ??= 'off';
   return env;
 }
 
@@ -57,11 +60,19 @@ export function runCli(args: string[], env: Record<string, string>): RunningProc
   return track(spawn(process.execPath, ['--enable-source-maps', CLI, ...args], { env, stdio: ['ignore', 'pipe', 'pipe'] }));
 }
 
+/** How long `serve` may take to listen: a cold start compiles PGlite and loads 13 spaces, slow on a loaded 2-core machine. */
+const START_TIMEOUT_MS = 120_000;
+
 /** Starts `context-graph serve` on a free port and resolves once it listens. */
 export async function startServe(env: Record<string, string>, extraArgs: string[] = []): Promise<RunningProcess & { mcpUrl: string; baseUrl: string }> {
   const running = runCli(['serve', '--port', '0', ...extraArgs], env);
   const mcpUrl = await new Promise<string>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`serve did not start in time:\n${running.stderr()}`)), 60_000);
+    // A server that never says it listens is killed, or its open pipes would keep the test
+    // process alive after the failed hook (no `after` can stop a server it never received).
+    const timer = setTimeout(() => {
+      running.proc.kill('SIGKILL');
+      reject(new Error(`serve did not start in ${START_TIMEOUT_MS} ms:\n${running.stderr()}`));
+    }, START_TIMEOUT_MS);
     running.proc.stderr!.on('data', () => {
       const m = /listening on (http:\S+)/.exec(running.stderr());
       if (m) {
@@ -124,7 +135,12 @@ export function useEmbeddedServer(onReady: (f: ServerFixture) => void, env: Reco
   before(async () => {
     const dir = await tempDir();
     const server = await startServe(childEnv({ CONTEXT_GRAPH_DATA_DIR: dir.path, ...env }));
-    f = { dir, server, client: await httpClient(server.mcpUrl) };
+    // Stopped here if the client cannot connect: `after` only knows a fixture that was made.
+    const client = await httpClient(server.mcpUrl).catch(async (err: unknown) => {
+      await server.stop();
+      throw err;
+    });
+    f = { dir, server, client };
     onReady(f);
   });
   after(async () => {

@@ -57,7 +57,7 @@ for (const [driver, open] of harnesses) {
     before(async () => {
       h = await open();
       queue = recordingQueue();
-      const embedding = new EmbeddingScheduler({ queue, indexSync: null, logger, waitMs: 0 });
+      const embedding = new EmbeddingScheduler({ queue, indexSync: null, logger, waitMs: 0, autoEdges: false });
       memory = new MemoryService({ db: h.db, embedding, logger });
       graph = new GraphService({ db: h.db, embedding });
     });

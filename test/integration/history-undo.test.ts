@@ -57,7 +57,7 @@ for (const [driver, open] of drivers) {
     });
     beforeEach(() => {
       queue = recordingQueue();
-      const embedding = new EmbeddingScheduler({ queue, indexSync: null, logger, waitMs: 0 });
+      const embedding = new EmbeddingScheduler({ queue, indexSync: null, logger, waitMs: 0, autoEdges: false });
       memory = new MemoryService({ db, embedding, logger });
       entries = new EntriesService({ db, embedding });
       history = new HistoryService({ db, embedding, logger });

@@ -41,10 +41,13 @@ test('ctx.jobs.run forwards every progress report to the caller, in order, then 
     });
     const result = await jobs.run(count, { to: 3 });
     assert.deepEqual(result, { counted: 3 });
+    // Each message names the job, so the caller can follow it at GET /api/jobs/{id}/events.
+    const jobId = /^counting \(job (.+)\)$/.exec(seen[0]![2] ?? '')?.[1];
+    assert.ok(jobId, JSON.stringify(seen));
     assert.deepEqual(seen, [
-      [1, 3, 'counting'],
-      [2, 3, 'counting'],
-      [3, 3, 'counting'],
+      [1, 3, `counting (job ${jobId})`],
+      [2, 3, `counting (job ${jobId})`],
+      [3, 3, `counting (job ${jobId})`],
     ]);
   } finally {
     await queue.close();

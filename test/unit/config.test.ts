@@ -39,3 +39,13 @@ test('an invalid value names the variable it came from', () => {
   assert.throws(() => loadConfig({}, splitConfigFlags(['--port', '70000']).values), /--port/);
   assert.throws(() => splitConfigFlags(['--port']), /--port/);
 });
+
+test('the bearer token is also read from CONTEXT_GRAPH_TOKEN (the name issue 13 uses); CONTEXT_GRAPH_AUTH_TOKEN wins', () => {
+  const token = 'alias-token-0123456789';
+  assert.equal(loadConfig({ CONTEXT_GRAPH_TOKEN: token }).authToken, token);
+  assert.equal(loadConfig({ CONTEXT_GRAPH_TOKEN_FILE: '/run/secrets/cg' }).authTokenFile, '/run/secrets/cg');
+  assert.equal(loadConfig({ CONTEXT_GRAPH_TOKEN: token, CONTEXT_GRAPH_AUTH_TOKEN: 'primary-token-0123456789' }).authToken, 'primary-token-0123456789');
+  assert.equal(loadConfig({ CONTEXT_GRAPH_TOKEN: '', CONTEXT_GRAPH_AUTH_TOKEN: '' }).authToken, undefined);
+  // A bad value names the variable it was read from.
+  assert.throws(() => loadConfig({ CONTEXT_GRAPH_TOKEN: 'short' }), /CONTEXT_GRAPH_TOKEN=/);
+});

@@ -26,14 +26,21 @@ after(async () => {
   await rm(root, { recursive: true, force: true });
 });
 
-test('default pool: E1 bundled GloVe + E9 HDC + E13 keywords, reported without a round trip', async () => {
+const IMPLEMENTED = ['E1', 'E2', 'E3', 'E4', 'E5', 'E7', 'E9', 'E10', 'E11', 'E13'];
+
+test('default pool: E1 bundled GloVe, E5 on top of it, the model-free spaces, reported without a round trip', async () => {
   const embedder = await createEmbedder({ logger, threads: 2 });
   try {
-    assert.deepEqual(embedder.encoders(), [
-      { space: 'E1', modelId: 'glove-6b-100d-100k-int8-sif-pc1-v1', dim: 100, provider: 'glove-static' },
-      { space: 'E9', modelId: HDC_MODEL_ID, dim: HDC_DIM, provider: 'model-free' },
-      { space: 'E13', modelId: KEYWORD_MODEL_ID, dim: 0, provider: 'model-free' },
-    ]);
+    const encoders = embedder.encoders();
+    assert.deepEqual(
+      encoders.map((e) => e.space),
+      IMPLEMENTED,
+    );
+    const of = (space: string) => encoders.find((e) => e.space === space);
+    assert.deepEqual(of('E1'), { space: 'E1', modelId: 'glove-6b-100d-100k-int8-sif-pc1-v1', dim: 100, provider: 'glove-static' });
+    assert.deepEqual(of('E5'), { space: 'E5', modelId: 'causal-clauses-v1+glove-6b-100d-100k-int8-sif-pc1-v1', dim: 201, provider: 'glove-static' });
+    assert.deepEqual(of('E9'), { space: 'E9', modelId: HDC_MODEL_ID, dim: HDC_DIM, provider: 'model-free' });
+    assert.deepEqual(of('E13'), { space: 'E13', modelId: KEYWORD_MODEL_ID, dim: 0, provider: 'model-free' });
     assert.equal(embedder.health().e1Provider, 'glove-static');
     assert.equal(embedder.health().modelDir, null);
     assert.equal(embedder.health().threads, 2);
@@ -41,7 +48,7 @@ test('default pool: E1 bundled GloVe + E9 HDC + E13 keywords, reported without a
     // Enough texts for several tasks on both threads: order must survive the split.
     const texts = Array.from({ length: 150 }, (_, i) => `memory number ${i} about topic ${i % 7}`);
     const out = await embedder.embed(texts);
-    assert.deepEqual([...out.keys()], ['E1', 'E9', 'E13']);
+    assert.deepEqual([...out.keys()], IMPLEMENTED);
     const e1 = out.get('E1')!;
     const e9 = out.get('E9')!;
     assert.equal(e1.length, texts.length);
@@ -70,13 +77,9 @@ test('model-free pool: requested spaces only, empty input, and unknown or planne
     const empty = await embedder.embed([]);
     assert.deepEqual(
       [...empty.entries()],
-      [
-        ['E1', []],
-        ['E9', []],
-        ['E13', []],
-      ],
+      IMPLEMENTED.map((s) => [s, []]),
     );
-    await assert.rejects(embedder.embed(['x'], ['E5']), /E5 \(causal\) has no enabled encoder \(status: planned\)/);
+    await assert.rejects(embedder.embed(['x'], ['E6']), /E6 \(sparse\) has no enabled encoder \(status: planned\)/);
   } finally {
     await embedder.close();
   }
@@ -88,7 +91,8 @@ test('ONNX pool: E1 from the model (same vectors as in-thread), E9 model-free, p
   const embedder = await createEmbedder({ logger, threads: 2, modelDir: model.dir });
   const direct = await OnnxEncoder.load(model.dir);
   try {
-    const [e1, e9] = embedder.encoders();
+    const e1 = embedder.encoders().find((e) => e.space === 'E1');
+    const e9 = embedder.encoders().find((e) => e.space === 'E9');
     assert.deepEqual(e1, { space: 'E1', modelId: await onnxModelId(model.dir), dim: model.dim, provider: 'onnx' });
     assert.deepEqual(e9, { space: 'E9', modelId: HDC_MODEL_ID, dim: HDC_DIM, provider: 'model-free' });
     assert.equal(embedder.health().e1Provider, 'onnx');

@@ -22,30 +22,73 @@ test('the registry pins its codes: numeric codes are unique within a channel and
   assert.deepEqual([ERROR_REGISTRY.INVALID_PARAMS.channel, ERROR_REGISTRY.INVALID_PARAMS.rpcCode], ['tool', -32002]);
   assert.deepEqual([ERROR_REGISTRY.RESOURCE_NOT_FOUND.channel, ERROR_REGISTRY.RESOURCE_NOT_FOUND.rpcCode], ['jsonrpc', -32002]);
   assert.equal(ERROR_REGISTRY.NODE_NOT_FOUND.rpcCode, -32012);
+  // Seed 001 §5 fixes these numbers.
+  assert.deepEqual(
+    (
+      ['MISSING_RATIONALE', 'PRIORS_INCOMPATIBLE', 'RECOVERY_WINDOW_EXPIRED', 'CIRCULAR_DEPENDENCY', 'TOMBSTONE_EXISTS', 'SEMANTIC_CANCER_DETECTED', 'SSE_SESSION_EXPIRED'] as const
+    ).map((c) => ERROR_REGISTRY[c].rpcCode),
+    [-32009, -32010, -32011, -32013, -32014, -32015, -32016],
+  );
   assert.deepEqual(Object.keys(ERROR_REGISTRY).sort(), [
+    'ALREADY_APPLIED',
     'BUSY',
+    'CIRCULAR_DEPENDENCY',
     'CONFLICT',
     'DB_UNAVAILABLE',
+    'IDEMPOTENCY_KEY_REUSED',
     'INTERNAL',
     'INVALID_PARAMS',
     'JOB_FAILED',
+    'JOB_NOT_FOUND',
+    'MANIFEST_NOT_FOUND',
+    'MISSING_RATIONALE',
     'NODE_NOT_FOUND',
+    'PARENT_NOT_FOUND',
+    'PATH_NOT_ALLOWED',
+    'PRIORS_INCOMPATIBLE',
     'QUEUE_UNAVAILABLE',
+    'RATE_LIMITED',
+    'RECOVERY_WINDOW_EXPIRED',
     'RESOURCE_NOT_FOUND',
+    'SCRATCHPAD_FULL',
+    'SEMANTIC_CANCER_DETECTED',
+    'SESSION_REQUIRED',
+    'SSE_SESSION_EXPIRED',
+    'TOMBSTONE_EXISTS',
     'TOOLSET_DISABLED',
     'UNKNOWN_TOOL',
+    'VALIDATION_FAILED',
+    'VERSION_CONFLICT',
   ]);
   assert.deepEqual([...TOOL_ERROR_CODES].sort(), [
+    'ALREADY_APPLIED',
     'BUSY',
+    'CIRCULAR_DEPENDENCY',
     'CONFLICT',
     'DB_UNAVAILABLE',
+    'IDEMPOTENCY_KEY_REUSED',
     'INTERNAL',
     'INVALID_PARAMS',
     'JOB_FAILED',
+    'JOB_NOT_FOUND',
+    'MANIFEST_NOT_FOUND',
+    'MISSING_RATIONALE',
     'NODE_NOT_FOUND',
+    'PARENT_NOT_FOUND',
+    'PATH_NOT_ALLOWED',
+    'PRIORS_INCOMPATIBLE',
     'QUEUE_UNAVAILABLE',
+    'RATE_LIMITED',
+    'RECOVERY_WINDOW_EXPIRED',
+    'SCRATCHPAD_FULL',
+    'SEMANTIC_CANCER_DETECTED',
+    'SESSION_REQUIRED',
+    'SSE_SESSION_EXPIRED',
+    'TOMBSTONE_EXISTS',
     'TOOLSET_DISABLED',
     'UNKNOWN_TOOL',
+    'VALIDATION_FAILED',
+    'VERSION_CONFLICT',
   ]);
   // A tool payload never carries a JSON-RPC-channel code.
   assert.equal(toolErrorSchema.safeParse({ kind: 'toolError:v1', code: 'RESOURCE_NOT_FOUND', rpc_code: -32002, message: 'x', retryable: false, hint: 'x' }).success, false);

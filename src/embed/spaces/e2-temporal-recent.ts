@@ -1,11 +1,15 @@
+import { createRecencyEncoder } from '../encoders/temporal.js';
 import { defineSpace } from './define.js';
 
-// Planned: registered so its id, name and purpose are stable; it gets an encoder (and a weight
-// measured on the bench) in the all-spaces issue.
 export const e2TemporalRecent = defineSpace({
   id: 'E2',
   name: 'temporal-recent',
-  purpose: 'freshness: multi-rate exponential decay of the age of the memory',
+  purpose: 'freshness: a multi-scale time kernel of the memory time (nearest to now = most recent)',
   index: 'dense',
-  status: 'planned',
+  status: 'implemented',
+  // A filter/re-ranker for temporal questions (profiles, search_teleological), not a free-text
+  // matcher: a query's text says nothing about its time, so on LoCoMo dev it ranks by recency
+  // alone (bench --parts locomo, E2_only) and fused it only adds noise.
+  weight: 0,
+  encoder: () => createRecencyEncoder(),
 });

@@ -1,11 +1,14 @@
+import { createPeriodicEncoder } from '../encoders/temporal.js';
 import { defineSpace } from './define.js';
 
-// Planned: registered so its id, name and purpose are stable; it gets an encoder (and a weight
-// measured on the bench) in the all-spaces issue.
 export const e3TemporalPeriodic = defineSpace({
   id: 'E3',
   name: 'temporal-periodic',
-  purpose: 'periodicity: Fourier phase features over hour, day, week, month, year',
+  purpose: 'periodicity: phase of the memory time within the day, week and year',
   index: 'dense',
-  status: 'planned',
+  status: 'implemented',
+  // A re-ranker for "what do I do on Monday mornings" style profiles; unweighted in default
+  // fusion (LoCoMo dev, bench --parts locomo: E3_only is near chance).
+  weight: 0,
+  encoder: () => createPeriodicEncoder(),
 });

@@ -1,11 +1,14 @@
+import { createPositionEncoder } from '../encoders/temporal.js';
 import { defineSpace } from './define.js';
 
-// Planned: registered so its id, name and purpose are stable; it gets an encoder (and a weight
-// measured on the bench) in the all-spaces issue.
 export const e4TemporalPositional = defineSpace({
   id: 'E4',
   name: 'temporal-positional',
-  purpose: 'ordering: sinusoidal position encoding of the timestamp',
+  purpose: 'ordering: position of the memory among its project memories (sinusoidal encoding)',
   index: 'dense',
-  status: 'planned',
+  status: 'implemented',
+  // Neighbourhood in the conversation, for re-ranking around a known hit; a text query has no
+  // position, so it is unweighted in default fusion (LoCoMo dev, bench --parts locomo).
+  weight: 0,
+  encoder: () => createPositionEncoder(),
 });

@@ -1,11 +1,14 @@
+import { createCodeEncoder } from '../encoders/terms.js';
 import { defineSpace } from './define.js';
 
-// Planned: registered so its id, name and purpose are stable; it gets an encoder (and a weight
-// measured on the bench) in the all-spaces issue.
 export const e7Code = defineSpace({
   id: 'E7',
   name: 'code',
-  purpose: 'correctness: embeddings of source code and identifiers',
-  index: 'dense',
-  status: 'planned',
+  purpose: 'code: identifiers and paths whole and split (camelCase, snake_case, dotted, slashed), BM25-ranked',
+  index: 'sparse',
+  status: 'implemented',
+  // Measured on LoCoMo dev (bench --parts locomo), which holds no code: see README. The code
+  // profile of manage_teleological_profile weights it.
+  weight: 0,
+  encoder: () => createCodeEncoder(),
 });

@@ -9,7 +9,7 @@ import { e6Sparse } from './e6-sparse.js';
 import { e7Code } from './e7-code.js';
 import { e8Graph } from './e8-graph.js';
 import { e9Hdc } from './e9-hdc.js';
-import { e10Multimodal } from './e10-multimodal.js';
+import { e10Paraphrase } from './e10-paraphrase.js';
 import { e11Entity } from './e11-entity.js';
 import { e12LateInteraction } from './e12-late-interaction.js';
 import { e13Keyword } from './e13-keyword.js';
@@ -30,7 +30,7 @@ export const SPACES: readonly SpaceDefinition[] = Object.freeze([
   e7Code,
   e8Graph,
   e9Hdc,
-  e10Multimodal,
+  e10Paraphrase,
   e11Entity,
   e12LateInteraction,
   e13Keyword,

@@ -40,6 +40,10 @@ class SparseSpaceIndex implements SpaceIndex {
     return among ? this.index.searchAmong(ids, k, among) : this.index.search(ids, k);
   }
 
+  idf(termIds: readonly number[]): number[] {
+    return termIds.map((t) => this.index.idf(t));
+  }
+
   async save(dir: string): Promise<SavedSpace> {
     const file = `${this.spec.space}.bm25`;
     await writeFile(join(dir, `${file}.tmp`), this.index.serialize());

@@ -9,8 +9,10 @@ import { pathMatcher, splitKnowledgeUri, type PathMatcher } from './uri.js';
 
 /**
  * Interprets the resource list (seed 000 §US-002-003, seed 004): read-only, discoverable JSON
- * surfaces. Each resource's integer schema version is published in its `_meta.version` (the SDK
- * client's Resource schema drops unknown top-level fields but keeps `_meta`).
+ * surfaces. Each resource's integer schema version is published at the top level as `version`
+ * (seed 000 US-002-003; on the wire, for clients that read the listing as JSON) and in
+ * `_meta.version` (the SDK client's Resource schema drops unknown top-level fields but keeps
+ * `_meta`).
  */
 
 /** A URI resolved to the resource it names. */
@@ -51,7 +53,7 @@ export async function readResource(services: Services, uri: string): Promise<Rea
 export function registerResources(mcp: McpServer, app: App): void {
   const services = app.services;
   const viaRouter = async (uri: URL) => readResource(services, uri.href);
-  const meta = (r: ResourceDef<unknown>) => ({ title: r.title, description: r.description, mimeType: MIME, _meta: { version: r.version } });
+  const meta = (r: ResourceDef<unknown>) => ({ title: r.title, description: r.description, mimeType: MIME, version: r.version, _meta: { version: r.version } });
 
   for (const r of RESOURCES.filter((r) => r.uri)) mcp.registerResource(r.name, r.uri!, meta(r), viaRouter);
   for (const r of RESOURCES.filter((r) => r.template)) {

@@ -21,6 +21,8 @@ When to use: you need a tool that is not listed (graph, ingest, curation...). Wi
 Example: {}
 Advanced: {"enable": ["graph", "ingest"], "disable": ["history"]}`,
   annotations: IDEMPOTENT_WRITE,
+  // It switches this session's listing only: nothing to record a key with.
+  idempotencyKey: false,
   input,
   output,
   async handler(args, ctx) {

@@ -1,8 +1,9 @@
 import * as z from 'zod';
 import { AppError } from '../../errors.js';
 import { defineTool, DESTRUCTIVE } from '../kit/define.js';
+import { nodeIdField } from '../kit/fields.js';
 
-const idField = z.string().trim().min(1).max(128);
+const idField = nodeIdField;
 
 const input = z.strictObject({
   id: idField.optional().describe('Id of one entry to delete.'),

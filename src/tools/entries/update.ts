@@ -4,9 +4,9 @@ import { entryUri } from '../kit/entry.js';
 import { aliased } from '../kit/aliases.js';
 import { defineTool, WRITE } from '../kit/define.js';
 import { EntryNotFoundError } from '../../services/entries.js';
-import { instant, contentField, isoDate, memoryTypeField, tagsField, unitInterval } from '../kit/fields.js';
+import { instant, contentField, isoDate, memoryTypeField, nodeIdField, tagsField, unitInterval } from '../kit/fields.js';
 
-const idField = z.string().trim().min(1).max(128);
+const idField = nodeIdField;
 
 const input = z.strictObject({
   id: idField.describe('Id of the entry to change (from store, query or history).'),

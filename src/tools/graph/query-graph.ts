@@ -1,4 +1,5 @@
 import * as z from 'zod';
+import { citation } from '../../ids.js';
 import { markersFor, quoteMemory, renderCards } from '../kit/markdown.js';
 import { contractMarkersSchema, needsInput } from '../kit/payloads.js';
 import { aliased } from '../kit/aliases.js';
@@ -105,7 +106,9 @@ Advanced: {"node": "payments-service", "depth": 2, "direction": "out", "predicat
     const others = r.nodes.filter((n) => n.depth > 0);
     const heading = [
       `Graph around ${inlineName(r.start.name)} (\`${r.start.id}\`): ${others.length} node${others.length === 1 ? '' : 's'}, ${r.triples.length} triple${r.triples.length === 1 ? '' : 's'} within ${r.depth} hop${r.depth === 1 ? '' : 's'} (${r.direction}), as of transaction ${r.as_of_tx_id}.${r.truncated ? ' Truncated: raise limit or narrow the filters.' : ''}`,
-      ...others.map((n) => `- depth ${n.depth} · **[${n.id}]** ${n.kind} ${inlineName(n.name)}${n.kind === 'entity' ? '' : `\n${quoteMemory(n.content, 200)}`}`),
+      ...others.map(
+        (n) => `- depth ${n.depth} · **${citation(n.id)}** \`${n.id}\` ${n.kind} ${inlineName(n.name)}${n.kind === 'entity' ? '' : `\n${quoteMemory(n.content, 200)}`}`,
+      ),
     ].join('\n');
     return renderCards('triple', heading, r.triples, tripleCard);
   },

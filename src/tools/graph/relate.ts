@@ -1,5 +1,5 @@
 import * as z from 'zod';
-import { markersFor, renderCards } from '../kit/markdown.js';
+import { markersFor, neutralise, renderCards } from '../kit/markdown.js';
 import { contractMarkersSchema } from '../kit/payloads.js';
 import { defineTool, IDEMPOTENT_WRITE } from '../kit/define.js';
 import { AppError } from '../../errors.js';
@@ -15,7 +15,7 @@ const tripleFields = {
   subject: nodeRef.describe('Entry id (26-character ULID) or an entity name, found case-insensitively in the project or created.'),
   predicate: predicateField.describe('The relation, e.g. "depends_on", "owned_by", "causes".'),
   object: nodeRef.describe('Entry id or entity name, like subject.'),
-  edge_type: edgeTypeField.optional().describe('Semantic | Temporal | Causal | Hierarchical | Relational (default).'),
+  edge_type: edgeTypeField.optional().describe('Semantic | Temporal | Causal | Hierarchical | Relational (default) | Shortcut (what dreams write).'),
   weight: unitInterval.optional().describe('Strength 0..1, default 1.'),
   confidence: unitInterval.optional().describe('0..1, default 1.'),
   valid_from: instant().optional().describe('When the fact starts to hold (ISO 8601); open when omitted.'),
@@ -72,7 +72,7 @@ const SINGLE_FIELDS = ['subject', 'predicate', 'object', 'edge_type', 'weight', 
 
 /** Markdown-safe inline rendering of a name (names are data written by users). */
 export function inlineName(name: string): string {
-  return `\`${name.replace(/`/g, "'").replace(/\s+/g, ' ').slice(0, 120)}\``;
+  return `\`${neutralise(name).replace(/`/g, "'").replace(/\s+/g, ' ').slice(0, 120)}\``;
 }
 
 export const relateTool = defineTool({
@@ -102,6 +102,9 @@ Advanced: {"triples": [{"subject": "01J9Z8X7W6V5T4S3R2Q1P0N9M8", "predicate": "c
       triples = [{ ...single, subject: args.subject!, predicate: args.predicate!, object: args.object! }];
     }
     const r = await ctx.services.graph.relate(triples, ctx.actor);
+    // A new Hierarchical edge moves the entailment cones: refit that project in the background.
+    const reshaped = new Set(r.triples.flatMap((t, i) => (t.created && t.edge_type === 'Hierarchical' ? [triples[i]!.project_id ?? args.project_id] : [])));
+    for (const projectId of reshaped) await ctx.services.navigation.hierarchyChanged(projectId);
     return {
       kind: 'triples:v1' as const,
       tx_id: r.txId,

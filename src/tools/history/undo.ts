@@ -17,7 +17,7 @@ const output = z.object({
   reverted_tx_ids: z.array(z.number().int()),
   entities: z.array(
     z.object({
-      entity: z.enum(['node', 'edge']),
+      entity: z.enum(['node', 'edge', 'collection']),
       entity_id: z.string(),
       change_type: z.enum(['create', 'update', 'delete', 'restore']),
     }),

@@ -1,4 +1,5 @@
 import type { JobRunner, Services } from '../../services/index.js';
+import type { Scratchpad } from '../../services/diagnostics/scratchpad.js';
 
 /** A toolset as one caller sees it. */
 export interface ToolsetState {
@@ -13,6 +14,11 @@ export interface ToolsetSwitch {
   list(): ToolsetState[];
   /** Switches toolsets on or off for this session; returns the names that changed. */
   set(names: readonly string[], enabled: boolean): Promise<string[]>;
+}
+
+/** The client's own model, asked through the transport (MCP `sampling/createMessage`). */
+export interface ModelSampling {
+  complete(req: { prompt: string; system?: string; maxTokens: number }): Promise<{ text: string; model: string }>;
 }
 
 /**
@@ -31,4 +37,10 @@ export interface ToolContext {
   toolsets: ToolsetSwitch;
   /** Runs jobs for this call: progress goes to the caller, cancellation stops the wait. */
   jobs: JobRunner;
+  /** Present when the client can answer model requests (it declared MCP sampling); tools fall back without it. */
+  sampling?: ModelSampling | null;
+  /** The format the call resolved to (set by invoke), for payloads that echo it (seed 003 query echo). */
+  format?: 'markdown' | 'json' | 'both';
+  /** This MCP session's working memory (temporary_scratchpad); absent where there is no session (REST). */
+  scratchpad?: Scratchpad | null;
 }

@@ -32,6 +32,17 @@ export interface ToolDef<I extends z.ZodType<Record<string, unknown>> = z.ZodObj
    * back exactly those items with resources/read.
    */
   resourceLinks?(args: z.output<I>, result: z.output<O>): string[];
+  /**
+   * false for a mutating tool that changes only the caller's session (no transaction to record
+   * a key with): it takes no `idempotency_key`. Every other mutating tool does (invoke.ts).
+   */
+  idempotencyKey?: false;
+  /**
+   * Rebuilds the answer of the keyed call that made `write`, for a retry whose first answer was
+   * lost in a crash between commit and reply; without it, such a retry answers ALREADY_APPLIED
+   * (or, for an idempotent tool, runs again).
+   */
+  replay?(write: { txId: number; entityId: string }, ctx: ToolContext): Promise<z.output<O> | null>;
 }
 
 /** A tool of any schemas, as lists hold them (method parameters are bivariant, so every tool fits). */
@@ -60,3 +71,8 @@ export const READ_ONLY: ToolAnnotations = { readOnlyHint: true, destructiveHint:
 export const WRITE: ToolAnnotations = { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false };
 export const IDEMPOTENT_WRITE: ToolAnnotations = { ...WRITE, idempotentHint: true };
 export const DESTRUCTIVE: ToolAnnotations = { readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: false };
+
+/** Mutating tools take an optional `idempotency_key` (one definition, added by the kit). */
+export function takesIdempotencyKey(def: Pick<AnyTool, 'annotations' | 'idempotencyKey'>): boolean {
+  return def.annotations.readOnlyHint === false && def.idempotencyKey !== false;
+}

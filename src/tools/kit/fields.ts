@@ -1,4 +1,5 @@
 import * as z from 'zod';
+import { toNodeId } from '../../ids.js';
 
 /** Field schemas shared by the tools, with the bounds of seed 001 §3.7 and defaults of seed 004. */
 export const MEMORY_TYPES = ['episodic', 'semantic', 'procedural'] as const;
@@ -16,12 +17,44 @@ export const projectIdField = z
   .max(128)
   .regex(/^[\w.:@/-]+$/, 'letters, digits and . _ : @ / - only');
 export const memoryTypeField = z.enum(MEMORY_TYPES);
+/**
+ * A reference to an existing collection (a namespace inside a project; 'default' always exists,
+ * others come from new_collection). Kept bare because core tools take it and the default tool
+ * list has a budget: a name that does not exist answers INVALID_PARAMS listing the existing ones.
+ */
+export const collectionRefField = z.string().max(64);
+/** A collection name as new_collection creates it. */
+export const collectionField = z
+  .string()
+  .trim()
+  .min(1)
+  .max(64)
+  .regex(/^[\w.:@/-]+$/, 'letters, digits and . _ : @ / - only');
 export const tagsField = z.array(z.string().trim().min(1).max(64)).max(32);
 export const unitInterval = z.number().min(0).max(1);
 export const limitField = z.number().int().min(1).max(50).default(5).describe('How many results.');
 export const scoreThresholdField = unitInterval.default(0.25).describe('Minimum score; weaker hits are dropped.');
 export const txIdField = z.number().int().min(1);
 export const rationaleField = z.string().trim().max(1_000).describe('Why, recorded in the history.');
+
+/** Rationale fields whose absence is MISSING_RATIONALE (-32009) rather than INVALID_PARAMS (invoke.ts). */
+export const RATIONALE_SCHEMAS = new WeakSet<z.ZodType>();
+
+/** A required rationale, 10–1,000 characters (seed 001 §3.7): absent or blank answers MISSING_RATIONALE. */
+export function rationale(description = 'Why, 10–1,000 characters; recorded in the history and the node lineage.') {
+  const schema = z.string().trim().min(10, 'must be at least 10 characters').max(1_000, 'must be at most 1,000 characters').describe(description);
+  RATIONALE_SCHEMAS.add(schema);
+  return schema;
+}
+
+/** A 1–4,096 character query (seed 001 §3.7). */
+export const boundedQueryField = z.string().trim().min(1, 'must not be empty').max(4_096, 'must be at most 4,096 characters');
+
+/**
+ * A node id in any form it is shown: the ULID, its citation `[node_<32 hex>]` (with or without
+ * `node_` and brackets), or the same 128 bits as a UUID string; handlers receive the ULID.
+ */
+export const nodeIdField = z.string().trim().min(1).max(128).transform(toNodeId).describe('Node id: ULID, citation tag [node_<hex>] or UUID.');
 
 /** An ISO 8601 timestamp in an output payload. */
 export const isoDate = z.string().describe('ISO 8601 timestamp');
@@ -52,6 +85,7 @@ export const timeRangeField = z
 /** The filters `query` and `search` share, as echoed back in `used_filters`. */
 export const usedFiltersSchema = z.object({
   project_id: z.string().nullable(),
+  collection: z.string().nullable(),
   memory_type: memoryTypeField.nullable(),
   tags: z.array(z.string()).nullable(),
   topic: z.string().nullable(),
@@ -60,6 +94,7 @@ export const usedFiltersSchema = z.object({
 
 export interface FilterArgs {
   project_id?: string | undefined;
+  collection?: string | undefined;
   memory_type?: string | undefined;
   tags?: string[] | undefined;
   topic?: string | undefined;
@@ -70,6 +105,7 @@ export function toFilters(args: FilterArgs) {
   return {
     service: {
       projectId: args.project_id,
+      collection: args.collection,
       memoryType: args.memory_type,
       tags: args.tags,
       topic: args.topic,
@@ -78,6 +114,7 @@ export function toFilters(args: FilterArgs) {
     },
     used: {
       project_id: args.project_id ?? null,
+      collection: args.collection ?? null,
       memory_type: (args.memory_type ?? null) as z.output<typeof memoryTypeField> | null,
       tags: args.tags?.length ? args.tags : null,
       topic: args.topic ?? null,

@@ -8,9 +8,18 @@ export type Format = (typeof FORMATS)[number];
 // Undescribed on purpose: the three names say it, and every tool repeats the field.
 export const formatField = z.enum(FORMATS).default('markdown');
 
-/** The schema a tool call is validated with: the tool's fields plus `format`. */
-export function callSchema(input: z.ZodObject): z.ZodObject {
-  return input.extend({ format: formatField });
+// Undescribed, like `format`: every mutating tool repeats it and the core listing has a byte
+// budget; its meaning (a retry with the same key answers the first result and changes nothing)
+// is in the server instructions and the README. The bounds are a refinement for the same reason
+// (a refinement is checked, not published).
+export const idempotencyKeyField = z
+  .string()
+  .refine((k) => k.length >= 8 && k.length <= 128, 'an idempotency_key has 8 to 128 characters')
+  .optional();
+
+/** The schema a tool call is validated with: the tool's fields plus `format` (and `idempotency_key` for mutating tools). */
+export function callSchema(input: z.ZodObject, opts: { idempotencyKey?: boolean } = {}): z.ZodObject {
+  return input.extend(opts.idempotencyKey ? { idempotency_key: idempotencyKeyField, format: formatField } : { format: formatField });
 }
 
 /** Unwraps optional/default/nullable to the schema a field holds. */

@@ -2,7 +2,8 @@ import * as z from 'zod';
 import { AppError, toErrorPayload, type ToolErrorPayload } from '../../errors.js';
 import type { Logger } from '../../log.js';
 import type { ToolContext } from './context.js';
-import type { AnyTool } from './define.js';
+import { takesIdempotencyKey, type AnyTool } from './define.js';
+import { RATIONALE_SCHEMAS } from './fields.js';
 import { callSchema, FORMATS, normalizeArgs, type Format } from './input.js';
 import { isNeedsInput, needsInputSchema, renderNeedsInput, type NeedsInputPayload } from './payloads.js';
 import { jsonSchemaOf, publishedInputSchema } from './schema.js';
@@ -19,7 +20,7 @@ export interface CompiledTool {
 }
 
 export function compileTool(def: AnyTool): CompiledTool {
-  const call = callSchema(def.input);
+  const call = callSchema(def.input, { idempotencyKey: takesIdempotencyKey(def) });
   const kind = (def.output.shape as { kind: z.ZodLiteral<string> }).kind.value;
   return {
     def,
@@ -52,10 +53,26 @@ export function invalidParams(error: z.ZodError, toolName: string, allowedKeys?:
     }
     if ('minimum' in issue) extra.minimum = Number(issue.minimum);
     if ('maximum' in issue) extra.maximum = Number(issue.maximum);
+    // A field not given at all: the REST gateway answers REQUIRED_FIELD_MISSING for these (seed 002 §3.2).
+    if (issue.code === 'invalid_type' && issue.message.endsWith('received undefined')) return { path, message: `Required field '${path}' is missing`, missing: true, ...extra };
     return { path, message: issue.message, ...extra };
   });
   const summary = issues.map((i) => `${i.path}: ${i.message}${'keys' in i && 'allowed' in i ? ` (allowed: ${(i.allowed as string[]).join(', ')})` : ''}`).join('; ');
   return new AppError('INVALID_PARAMS', `Invalid arguments for ${toolName}: ${summary}`, { issues });
+}
+
+/** MISSING_RATIONALE when a required rationale (fields.ts `rationale()`) is absent or blank. */
+function missingRationale(tool: CompiledTool, args: Record<string, unknown>): AppError | null {
+  for (const [field, schema] of Object.entries(tool.call.shape)) {
+    if (!RATIONALE_SCHEMAS.has(schema as z.ZodType)) continue;
+    const value = args[field];
+    if (value === undefined || value === null || (typeof value === 'string' && value.trim() === '')) {
+      return new AppError('MISSING_RATIONALE', `${tool.def.name} requires a rationale: say why in "${field}" (10–1,000 characters).`, {
+        issues: [{ path: field, message: 'rationale is required', minimum: 10, maximum: 1_000 }],
+      });
+    }
+  }
+  return null;
 }
 
 /** The format a call asked for, read leniently so that even a rejected call answers in it. */
@@ -79,21 +96,53 @@ export async function invoke(tool: CompiledTool, rawArgs: unknown, ctx: ToolCont
         issues: [{ path: '(arguments)', message: 'expected an object' }],
       });
     }
-    const parsed = tool.call.safeParse(normalizeArgs(rawArgs, tool.call.shape));
-    if (!parsed.success) throw invalidParams(parsed.error, name, Object.keys(tool.call.shape));
-    const { format: chosen, ...args } = parsed.data as Record<string, unknown> & { format: Format };
+    const normalized = normalizeArgs(rawArgs, tool.call.shape) as Record<string, unknown>;
+    const parsed = tool.call.safeParse(normalized);
+    if (!parsed.success) throw missingRationale(tool, normalized) ?? invalidParams(parsed.error, name, Object.keys(tool.call.shape));
+    const { format: chosen, idempotency_key: key, ...args } = parsed.data as Record<string, unknown> & { format: Format; idempotency_key?: string };
     format = chosen;
-    const result = await tool.def.handler(args, ctx);
-    const checked = tool.result.safeParse(result);
-    if (!checked.success) {
-      // A result that breaks its own schema is our bug: log it, and do not send it.
-      logger.error({ ...logContext, issues: checked.error.issues }, 'tool output failed its schema');
-      throw new Error(`output of ${name} failed its schema`);
-    }
-    const payload = checked.data as Record<string, unknown>;
+    const callCtx = { ...ctx, format };
+    const run = async () => checkedResult(tool, await tool.def.handler(args, callCtx), logger, logContext);
+    const { payload, replayed } = key ? await keyed(tool, key, args, callCtx, run) : { payload: await run(), replayed: false };
     if (isNeedsInput(payload)) return { status: 'needsInput', format, payload, markdown: renderNeedsInput(payload) };
-    return { status: 'ok', format, payload, markdown: tool.def.render(payload), resourceLinks: tool.def.resourceLinks?.(args, payload) ?? [] };
+    const markdown = tool.def.render(payload) + (replayed && !('replayed' in tool.def.output.shape) ? `\n\n${REPLAYED_NOTE}` : '');
+    return { status: 'ok', format, payload, markdown, resourceLinks: tool.def.resourceLinks?.(args, payload) ?? [] };
   } catch (err) {
     return { status: 'error', format, error: toErrorPayload(err, logger, logContext) };
   }
+}
+
+const REPLAYED_NOTE = 'Already done by an earlier call with this idempotency_key: this is its answer, and nothing was changed now.';
+
+/** The handler's result, checked against the tool's output schema. */
+function checkedResult(tool: CompiledTool, result: unknown, logger: Logger, logContext: Record<string, unknown>): Record<string, unknown> {
+  const checked = tool.result.safeParse(result);
+  if (!checked.success) {
+    // A result that breaks its own schema is our bug: log it, and do not send it.
+    logger.error({ ...logContext, issues: checked.error.issues }, 'tool output failed its schema');
+    throw new Error(`output of ${tool.def.name} failed its schema`);
+  }
+  return checked.data as Record<string, unknown>;
+}
+
+/**
+ * A call with an idempotency_key: the first one runs, a retry answers the first result (marked
+ * `replayed` when the output has that field) and writes nothing (services/idempotency.ts).
+ */
+async function keyed(tool: CompiledTool, key: string, args: Record<string, unknown>, ctx: ToolContext, run: () => Promise<Record<string, unknown>>) {
+  const def = tool.def;
+  const outcome = await ctx.services.idempotency.run(
+    {
+      tool: tool.def.name,
+      key,
+      args,
+      rerunnable: tool.def.annotations.idempotentHint === true,
+      rebuild: def.replay ? async (write) => (await def.replay!(write, ctx)) ?? null : undefined,
+    },
+    run,
+    (payload) => !isNeedsInput(payload),
+  );
+  if (!outcome.replayed) return outcome;
+  const payload = tool.result.parse(outcome.payload) as Record<string, unknown>;
+  return { payload: 'replayed' in tool.def.output.shape ? { ...payload, replayed: true } : payload, replayed: true };
 }

@@ -16,20 +16,27 @@ export function progressOf(p: JobProgress): { progress: number; total?: number; 
 
 /**
  * The runner a tool sees as `ctx.jobs`: every job it runs reports progress to the caller and
- * stops waiting when the call is cancelled, without the tool wiring either.
+ * stops waiting (and the job, unless shared) when the call is cancelled, without the tool
+ * wiring either. Each progress message names the job, which `GET /api/jobs/{id}/events` follows.
  */
 export function callerJobs(runner: JobRunner, caller: { progress: Progress; signal: AbortSignal }): JobRunner {
   return {
     enqueue: (job, payload, options) => runner.enqueue(job, payload, options),
-    run: (job, payload, options = {}) =>
-      runner.run(job, payload, {
+    run: (job, payload, options = {}) => {
+      let jobId = '';
+      return runner.run(job, payload, {
         signal: caller.signal,
         ...options,
+        onEnqueued(id) {
+          jobId = id;
+          options.onEnqueued?.(id);
+        },
         async progress(p) {
           await options.progress?.(p);
           const n = progressOf(p);
-          if (n) await caller.progress(n.progress, n.total, n.message);
+          if (n) await caller.progress(n.progress, n.total, `${n.message ? `${n.message} ` : ''}(job ${jobId})`);
         },
-      }),
+      });
+    },
   };
 }

@@ -1,0 +1,146 @@
+import { ulid } from 'ulid';
+import { z } from 'zod';
+import type { Embedder } from '../../embed/embedder.js';
+import { defineJob, enqueueJob, type JobHandlerContext } from '../../jobs/define.js';
+import type { JobQueue } from '../../jobs/queue.js';
+import type { Logger } from '../../log.js';
+import type { Db, Queryable } from '../../store/db.js';
+import { findLiveEdge, findLiveEdgeEitherWay, insertEdge } from '../../store/edges-repo.js';
+import { writeEmbeddings } from '../../store/embeddings-repo.js';
+import { ENTITY_KIND, liveEntityByName } from '../../store/entities-repo.js';
+import { advisoryXactLock, LOCKS } from '../../store/locks.js';
+import { countMemoriesOfProject, memoryNidsOfProject } from '../../store/navigation-repo.js';
+import { insertNode, nodesByNid, type NodeRecord } from '../../store/nodes-repo.js';
+import { image, newNode, writeTransaction } from '../writes.js';
+import { enqueueHierarchyFit } from './hyperbolic-job.js';
+import { LINK_KINDS, planEdges, type LinkKind, type PlannedEdge, type PlannedEnd } from './link-plan.js';
+import type { NearestMemories } from './nearest.js';
+
+export interface LinkJobDeps {
+  db: Db;
+  embedder: Embedder;
+  nearest: NearestMemories;
+  queue: JobQueue;
+  logger: Logger;
+}
+
+/** Who the transaction log names as the writer of automatic edges. */
+export const LINK_ACTOR = 'job:link';
+const PAGE = 200;
+
+const counts = z.object({ Semantic: z.number().int(), Temporal: z.number().int(), Causal: z.number().int(), Hierarchical: z.number().int() });
+const linkProgress = z.object({ done: z.number().int().nonnegative(), total: z.number().int().nonnegative() });
+type Counts = z.output<typeof counts>;
+
+/** Writes one memory's planned edges in one transaction (op `link`), skipping those that exist; names become entity nodes. */
+async function writePlans(db: Db, node: NodeRecord, plans: readonly PlannedEdge[]): Promise<{ created: Counts; entities: NodeRecord[] }> {
+  const created: Counts = { Semantic: 0, Temporal: 0, Causal: 0, Hierarchical: 0 };
+  if (plans.length === 0) return { created, entities: [] };
+  const kinds = [...new Set(plans.map((p) => p.metadata['method']))].join(', ');
+  const { result } = await writeTransaction(db, 'link', { actor: LINK_ACTOR, rationale: `automatic edges for ${node.id} (${kinds})` }, async (tx, log) => {
+    // Serialises link jobs (and relate's entity creation) so two never add the same edge or name twice.
+    await advisoryXactLock(tx, LOCKS.relate);
+    const entities: NodeRecord[] = [];
+    const resolve = async (end: PlannedEnd, q: Queryable): Promise<string> => {
+      if ('id' in end) return end.id;
+      const existing = await liveEntityByName(q, node.project_id, end.entity);
+      if (existing) return existing.id;
+      const made = await insertNode(q, newNode({ kind: ENTITY_KIND, project_id: node.project_id, topic: end.entity, content: end.entity }));
+      log({ entity: 'node', entityId: made.id, before: null, after: image(made) });
+      entities.push(made);
+      return made.id;
+    };
+    for (const p of plans) {
+      const src = await resolve(p.src, tx);
+      const dst = await resolve(p.dst, tx);
+      if (src === dst) continue;
+      const existing = p.edge_type === 'Semantic' ? await findLiveEdgeEitherWay(tx, src, dst, 'Semantic') : await findLiveEdge(tx, src, p.predicate, dst);
+      if (existing) continue;
+      const edge = await insertEdge(tx, {
+        id: ulid(),
+        src,
+        dst,
+        edge_type: p.edge_type,
+        predicate: p.predicate,
+        weight: p.weight,
+        confidence: p.confidence,
+        metadata: p.metadata,
+        valid_from: null,
+        valid_to: null,
+      });
+      log({ entity: 'edge', entityId: edge.id, before: null, after: image(edge) });
+      created[p.edge_type]++;
+    }
+    return entities;
+  });
+  return { created, entities: result };
+}
+
+/**
+ * The `link` job: automatic Semantic, Temporal, Causal and Hierarchical edges for the given
+ * memories, or for every memory of a project. Idempotent: an edge that exists is not added again,
+ * so a retry or a second run over the same memories adds nothing. A change to the hierarchy
+ * re-enqueues the Poincaré fit of the project.
+ */
+export const linkJob = defineJob({
+  type: 'link',
+  payload: z
+    .object({
+      nids: z.array(z.number().int().positive()).min(1).optional(),
+      project_id: z.string().min(1).optional(),
+      kinds: z.array(z.enum(LINK_KINDS)).min(1).optional(),
+    })
+    .refine((p) => (p.nids === undefined) !== (p.project_id === undefined), 'give nids or project_id, not both'),
+  progress: linkProgress,
+  result: z.object({ memories: z.number().int(), created: counts }),
+  async handler(payload, { deps, report, jobId, signal }: JobHandlerContext<z.input<typeof linkProgress>, LinkJobDeps>) {
+    const kinds = new Set<LinkKind>(payload.kinds ?? LINK_KINDS);
+    const total: Counts = { Semantic: 0, Temporal: 0, Causal: 0, Hierarchical: 0 };
+    const projects = new Set<string>();
+    let memories = 0;
+    const size = payload.project_id !== undefined ? await countMemoriesOfProject(deps.db, payload.project_id) : payload.nids!.length;
+    const linkPage = async (nids: number[]) => {
+      for (const node of await nodesByNid(deps.db, nids)) {
+        if (signal.aborted) throw new Error(`link job stopped: ${signal.reason instanceof Error ? signal.reason.message : String(signal.reason)}`);
+        if (node.deleted_at !== null || node.kind === ENTITY_KIND) continue;
+        const plans = await planEdges(deps, node, kinds, jobId);
+        const { created, entities } = await writePlans(deps.db, node, plans);
+        for (const k of LINK_KINDS) total[k] += created[k];
+        if (created.Hierarchical > 0) projects.add(node.project_id);
+        if (entities.length > 0) await embedEntities(deps, entities);
+        memories++;
+      }
+      await report({ done: memories, total: size });
+    };
+    if (payload.project_id !== undefined) {
+      for (let after = 0; ;) {
+        const nids = await memoryNidsOfProject(deps.db, payload.project_id, after, PAGE);
+        if (nids.length > 0) await linkPage(nids);
+        if (nids.length < PAGE) break;
+        after = nids[nids.length - 1]!;
+      }
+    } else {
+      for (let i = 0; i < payload.nids!.length; i += PAGE) await linkPage(payload.nids!.slice(i, i + PAGE));
+    }
+    for (const projectId of projects) await enqueueHierarchyFit(deps, projectId);
+    return { memories, created: total };
+  },
+});
+
+/** Entities the job named get vectors like any node, so search and the E1 seeding of the fit see them. */
+async function embedEntities(deps: LinkJobDeps, nodes: readonly NodeRecord[]): Promise<void> {
+  const vectors = await deps.embedder.embed(nodes.map((n) => n.content));
+  const writes = deps.embedder.encoders().flatMap((enc) => nodes.map((n, i) => ({ nid: n.nid, space: enc.space, modelId: enc.modelId, vector: vectors.get(enc.space)?.[i] })));
+  await writeEmbeddings(
+    deps.db,
+    writes.filter((w): w is typeof w & { vector: Float32Array } => w.vector !== undefined),
+  );
+}
+
+/** Enqueues automatic edges for memories just written (deduplicated per nodes and versions). */
+export async function enqueueLinks(queue: JobQueue, nodes: ReadonlyArray<{ nid: number; version: number }>): Promise<string | null> {
+  if (nodes.length === 0) return null;
+  const nids = nodes.map((n) => n.nid);
+  const id = `link-${nids[0]}-${nids[nids.length - 1]}-${nids.length}-v${nodes.map((n) => n.version).join('.')}`;
+  return (await enqueueJob(queue, linkJob, { nids }, { jobId: id })).id;
+}

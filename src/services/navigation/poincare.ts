@@ -1,0 +1,267 @@
+/**
+ * Hyperbolic entailment cones on the Poincaré ball, fitted to a hierarchy (child → parent pairs):
+ * Poincaré embeddings (Nickel & Kiela 2017, "Poincaré Embeddings for Learning Hierarchical
+ * Representations"), then entailment cones (Ganea, Bécigneul & Hofmann 2018, "Hyperbolic
+ * Entailment Cones for Learning Hierarchical Embeddings") initialised from them. Both phases are
+ * Riemannian SGD: the Euclidean gradient rescaled by the inverse metric (1 − |θ|²)² / 4, then a
+ * projection back into the ball. Phase 1 uses the closed-form gradient of the distance; the cone
+ * energy's gradient is taken by central differences (low dimension keeps that cheap).
+ */
+
+export type Point = number[];
+/** Learning rates (tuned on small taxonomies: every closure pair entailed, no sibling entailed). */
+const PHASE1_LR = 0.1;
+const CONE_LR = 1;
+/** Phase 1 keeps points inside this norm: negatives alone would push a small graph to the boundary, where RSGD freezes. */
+const PHASE1_MAX_NORM = 0.9;
+
+/** Cone aperture constant K of Ganea et al.: ψ(x) = asin(K (1 − |x|²) / |x|). */
+export const CONE_K = 0.1;
+/** Points are kept at norm ≥ ε, where the aperture reaches π/2, so ψ is defined everywhere. */
+export const CONE_MIN_NORM = (Math.sqrt(1 + 4 * CONE_K * CONE_K) - 1) / (2 * CONE_K);
+const MAX_NORM = 1 - 1e-5;
+const MAX_STEP = 0.01;
+
+const dot = (a: Point, b: Point) => a.reduce((s, x, i) => s + x * b[i]!, 0);
+const norm2 = (a: Point) => dot(a, a);
+
+export function poincareDistance(u: Point, v: Point): number {
+  const diff = u.reduce((s, x, i) => s + (x - v[i]!) ** 2, 0);
+  return Math.acosh(1 + (2 * diff) / ((1 - norm2(u)) * (1 - norm2(v))));
+}
+
+/** ∂d(u, v)/∂u (Nickel & Kiela 2017, eq. 4). */
+function distanceGradient(u: Point, v: Point): Point {
+  const a = 1 - norm2(u);
+  const b = 1 - norm2(v);
+  const diff = u.reduce((s, x, i) => s + (x - v[i]!) ** 2, 0);
+  const g = 1 + (2 * diff) / (a * b);
+  const scale = 4 / (b * Math.sqrt(Math.max(g * g - 1, 1e-12)));
+  const uv = dot(u, v);
+  const nv = norm2(v);
+  return u.map((x, i) => scale * (((nv - 2 * uv + 1) / (a * a)) * x - v[i]! / a));
+}
+
+/** Half-aperture ψ(x) of the cone at x. */
+export function coneAperture(x: Point): number {
+  const n = Math.sqrt(norm2(x));
+  return Math.asin(Math.min(1, (CONE_K * (1 - n * n)) / Math.max(n, 1e-9)));
+}
+
+/** Angle Ξ(x, y) at x between the cone's axis and y (Ganea et al. 2018, eq. 28). */
+export function coneAngle(x: Point, y: Point): number {
+  const nx = norm2(x);
+  const ny = norm2(y);
+  const xy = dot(x, y);
+  const diff = Math.sqrt(x.reduce((s, xi, i) => s + (xi - y[i]!) ** 2, 0));
+  const denom = Math.sqrt(nx) * diff * Math.sqrt(Math.max(1 + nx * ny - 2 * xy, 1e-12));
+  if (denom < 1e-12) return 0;
+  return Math.acos(Math.max(-1, Math.min(1, (xy * (1 + nx) - nx * (1 + ny)) / denom)));
+}
+
+/** How far y lies outside x's cone (0 inside): the energy E(x, y) = max(0, Ξ(x, y) − ψ(x)). */
+export function coneEnergy(x: Point, y: Point): number {
+  return Math.max(0, coneAngle(x, y) - coneAperture(x));
+}
+
+function project(p: Point, minNorm: number, maxNorm = MAX_NORM): Point {
+  const n = Math.sqrt(norm2(p));
+  if (n >= maxNorm) return p.map((x) => (x / n) * maxNorm);
+  if (n < minNorm) return n < 1e-12 ? p.map((_, i) => (i === 0 ? minNorm : 0)) : p.map((x) => (x / n) * minNorm);
+  return p;
+}
+
+/** Riemannian SGD step: θ ← proj(θ − η (1 − |θ|²)²/4 ∇E). */
+function rsgdStep(p: Point, grad: Point, lr: number, minNorm: number, maxNorm = MAX_NORM): Point {
+  const s = ((1 - norm2(p)) ** 2 / 4) * lr;
+  // Clipped: near the cone's apex the angle's gradient is steep enough to throw a point across the ball.
+  const len = s * Math.sqrt(norm2(grad));
+  const c = len > MAX_STEP ? MAX_STEP / len : 1;
+  return project(
+    p.map((x, i) => x - c * s * grad[i]!),
+    minNorm,
+    maxNorm,
+  );
+}
+
+function prng(seed: number): () => number {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+export interface FitOptions {
+  dim?: number;
+  seed?: number;
+  /** Directions to start from (e.g. a node's E1 vector, randomly projected); random otherwise. */
+  init?: ReadonlyMap<string, Point>;
+  poincareEpochs?: number;
+  coneEpochs?: number;
+  negatives?: number;
+  /** Most (child, ancestor) pairs visited per epoch: bounds the cost of large hierarchies. */
+  maxPairsPerEpoch?: number;
+  onEpoch?: (done: number, total: number) => void | Promise<void>;
+}
+
+/** Every (descendant, ancestor) pair of the hierarchy: what the embedding must entail. */
+export function transitiveClosure(edges: ReadonlyArray<readonly [string, string]>, maxPairs = 200_000): Array<[string, string]> {
+  const parents = new Map<string, string[]>();
+  for (const [c, p] of edges) parents.set(c, [...(parents.get(c) ?? []), p]);
+  const pairs: Array<[string, string]> = [];
+  for (const child of parents.keys()) {
+    const seen = new Set<string>([child]);
+    const stack = [...parents.get(child)!];
+    while (stack.length > 0 && pairs.length < maxPairs) {
+      const a = stack.pop()!;
+      if (seen.has(a)) continue;
+      seen.add(a);
+      pairs.push([child, a]);
+      stack.push(...(parents.get(a) ?? []));
+    }
+  }
+  return pairs;
+}
+
+/** Fits coordinates to child → parent edges; returns a point per node. */
+export async function fitEntailmentCones(edges: ReadonlyArray<readonly [string, string]>, opts: FitOptions = {}): Promise<Map<string, Point>> {
+  const dim = opts.dim ?? 5;
+  const rand = prng(opts.seed ?? 1);
+  const nodes = [...new Set(edges.flat())];
+  const pairs = transitiveClosure(edges);
+  const related = new Set(pairs.flatMap(([c, a]) => [`${c}\u0000${a}`, `${a}\u0000${c}`]));
+  const pts = new Map<string, Point>();
+  for (const n of nodes) {
+    const dir = opts.init?.get(n) ?? Array.from({ length: dim }, () => rand() * 2 - 1);
+    const len = Math.sqrt(norm2(dir)) || 1;
+    pts.set(
+      n,
+      dir.map((x) => (x / len) * 1e-3 * (0.5 + rand())),
+    );
+  }
+  const negativesFor = (u: string, k: number): string[] => {
+    const out: string[] = [];
+    for (let t = 0; t < k * 4 && out.length < k && nodes.length > 2; t++) {
+      const v = nodes[Math.floor(rand() * nodes.length)]!;
+      if (v !== u && !related.has(`${u}\u0000${v}`)) out.push(v);
+    }
+    return out;
+  };
+  const sample = (): Array<[string, string]> => {
+    const max = opts.maxPairsPerEpoch ?? 20_000;
+    const list = pairs.length <= max ? [...pairs] : Array.from({ length: max }, () => pairs[Math.floor(rand() * pairs.length)]!);
+    for (let i = list.length - 1; i > 0; i--) {
+      const j = Math.floor(rand() * (i + 1));
+      [list[i], list[j]] = [list[j]!, list[i]!];
+    }
+    return list;
+  };
+  const k = opts.negatives ?? 10;
+  const pEpochs = opts.poincareEpochs ?? 60;
+  const cEpochs = opts.coneEpochs ?? 300;
+
+  // Phase 1: Poincaré embeddings, softmax over one positive and k negatives of -d(u, v).
+  for (let epoch = 0; epoch < pEpochs; epoch++) {
+    const lr = epoch < 10 ? PHASE1_LR / 10 : PHASE1_LR; // burn-in at lr / 10, as Nickel & Kiela do
+    for (const [u, v] of sample()) {
+      const cands = [v, ...negativesFor(u, k)];
+      const pu = pts.get(u)!;
+      const ds = cands.map((c) => poincareDistance(pu, pts.get(c)!));
+      const m = Math.min(...ds);
+      const ex = ds.map((d) => Math.exp(-(d - m)));
+      const z = ex.reduce((s, x) => s + x, 0);
+      const gu = new Array<number>(dim).fill(0);
+      cands.forEach((c, i) => {
+        const w = (i === 0 ? 1 : 0) - ex[i]! / z; // ∂L/∂d_i
+        const pc = pts.get(c)!;
+        distanceGradient(pu, pc).forEach((g, j) => (gu[j]! += w * g));
+        pts.set(
+          c,
+          rsgdStep(
+            pc,
+            distanceGradient(pc, pu).map((g) => w * g),
+            lr,
+            0,
+            PHASE1_MAX_NORM,
+          ),
+        );
+      });
+      pts.set(u, rsgdStep(pu, gu, lr, 0, PHASE1_MAX_NORM));
+    }
+    await opts.onEpoch?.(epoch + 1, pEpochs + cEpochs);
+  }
+
+  // Phase 2: entailment cones, from the Poincaré solution moved out to the annulus ψ is defined on.
+  for (const [n, p] of pts) pts.set(n, project(p, CONE_MIN_NORM));
+  const POSITIVE_MARGIN = 0.02;
+  const NEGATIVE_MARGIN = 0.1;
+  const h = 1e-5;
+  const numericGradient = (f: (p: Point) => number, p: Point): Point =>
+    p.map((_, i) => {
+      const a = [...p];
+      const b = [...p];
+      a[i]! += h;
+      b[i]! -= h;
+      return (f(a) - f(b)) / (2 * h);
+    });
+  const violations = () => pairs.reduce((n, [c, a]) => n + (coneEnergy(pts.get(a)!, pts.get(c)!) > 0 ? 1 : 0), 0);
+  // Past the planned epochs, continue (up to three times as many) while a pair is not yet entailed.
+  for (let epoch = 0; epoch < cEpochs || (epoch < 3 * cEpochs && violations() > 0); epoch++) {
+    const lr = CONE_LR;
+    for (const [child, ancestor] of sample()) {
+      const c = pts.get(child)!;
+      const a = pts.get(ancestor)!;
+      if (coneAngle(a, c) - coneAperture(a) + POSITIVE_MARGIN > 0) {
+        const pos = (x: Point, y: Point) => coneAngle(x, y) - coneAperture(x);
+        pts.set(
+          ancestor,
+          rsgdStep(
+            a,
+            numericGradient((x) => pos(x, c), a),
+            lr,
+            CONE_MIN_NORM,
+          ),
+        );
+        pts.set(
+          child,
+          rsgdStep(
+            c,
+            numericGradient((y) => pos(a, y), c),
+            lr,
+            CONE_MIN_NORM,
+          ),
+        );
+      }
+      for (const neg of negativesFor(child, Math.min(k, 5))) {
+        const x = pts.get(neg)!;
+        const y = pts.get(child)!;
+        if (coneEnergy(x, y) >= NEGATIVE_MARGIN) continue;
+        const loss = (p: Point, q: Point) => NEGATIVE_MARGIN - coneEnergy(p, q);
+        pts.set(
+          neg,
+          rsgdStep(
+            x,
+            numericGradient((p) => loss(p, y), x),
+            lr,
+            CONE_MIN_NORM,
+          ),
+        );
+        pts.set(
+          child,
+          rsgdStep(
+            y,
+            numericGradient((q) => loss(x, q), y),
+            lr,
+            CONE_MIN_NORM,
+          ),
+        );
+      }
+    }
+    await opts.onEpoch?.(pEpochs + Math.min(epoch + 1, cEpochs), pEpochs + cEpochs);
+  }
+  return pts;
+}

@@ -1,0 +1,59 @@
+import type { Logger } from '../log.js';
+import type { Db } from '../store/db.js';
+import { insertRetrieval, pruneRetrievals, recentRetrievals, type LoggedRetrieval } from '../store/retrieval-log-repo.js';
+import type { HybridResult } from './search.js';
+
+export type { LoggedHit, LoggedRetrieval } from '../store/retrieval-log-repo.js';
+
+/** Rows the log keeps; older ones are pruned every PRUNE_EVERY records. */
+export const RETRIEVAL_LOG_KEEP = 20_000;
+const PRUNE_EVERY = 500;
+
+/**
+ * What user-facing retrievals returned (db/075): the evidence the learning signals read —
+ * memories retrieved together (dreams), each space's agreement with the fused ranking (Kuramoto
+ * sync), outcomes of what was shown (neuromodulation, calibration). A failure to record is
+ * logged and never fails the retrieval it describes.
+ */
+export class RetrievalLog {
+  private sincePrune = 0;
+
+  /** `afterRecord` runs after each logged retrieval (the signals schedule their sync step from it). */
+  constructor(private readonly deps: { db: Db; logger?: Logger | undefined; afterRecord?: (() => void) | undefined }) {}
+
+  async record(
+    caller: { session: string | null; actor: string },
+    entry: { tool: string; query: string; projectId: string | null | undefined; result: Pick<HybridResult, 'hits' | 'signalTop'> },
+  ): Promise<number | null> {
+    try {
+      const id = await insertRetrieval(this.deps.db, {
+        sessionId: caller.session,
+        actor: caller.actor,
+        tool: entry.tool,
+        projectId: entry.projectId ?? null,
+        query: entry.query,
+        hits: entry.result.hits.map((h) => ({
+          nid: h.node.nid,
+          id: h.node.id,
+          score: Math.round(h.score * 10_000) / 10_000,
+          signals: Object.fromEntries(Object.entries(h.signals).map(([name, s]) => [name, s.rank])),
+        })),
+        signalTop: entry.result.signalTop,
+      });
+      if (++this.sincePrune >= PRUNE_EVERY) {
+        this.sincePrune = 0;
+        await pruneRetrievals(this.deps.db, RETRIEVAL_LOG_KEEP);
+      }
+      this.deps.afterRecord?.();
+      return id;
+    } catch (err) {
+      this.deps.logger?.warn({ err }, 'retrieval not logged');
+      return null;
+    }
+  }
+
+  /** Newest first; see recentRetrievals for the filters. */
+  recent(opts: { projectId?: string | null; strictProject?: boolean; sessionId?: string | null; since?: Date | null; limit: number }): Promise<LoggedRetrieval[]> {
+    return recentRetrievals(this.deps.db, opts);
+  }
+}

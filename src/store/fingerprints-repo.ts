@@ -1,0 +1,136 @@
+import type { Queryable } from './db.js';
+import { fromBytes } from './embeddings-repo.js';
+
+/** One stored vector of one node in one space. */
+export interface StoredVector {
+  nid: number;
+  space: string;
+  model_id: string;
+  vector: Float32Array;
+}
+
+type VectorRow = { node_nid: number; space: string; model_id: string; vector: Uint8Array };
+const toStored = (r: VectorRow): StoredVector => ({ nid: Number(r.node_nid), space: r.space, model_id: r.model_id, vector: fromBytes(r.vector) });
+
+/** Every live vector of the given nodes, all spaces. */
+export async function vectorsOfNodes(q: Queryable, nids: readonly number[]): Promise<StoredVector[]> {
+  if (nids.length === 0) return [];
+  const rows = await q.query<VectorRow>(`select node_nid, space, model_id, vector from embeddings where node_nid = any($1::bigint[]) and vector is not null`, [nids]);
+  return rows.map(toStored);
+}
+
+/** Live memories per project (the UTL lifecycle counts them). */
+export async function liveMemoryCount(q: Queryable, projectId: string): Promise<number> {
+  const [row] = await q.query<{ n: number }>(`select count(*)::int as n from nodes where project_id = $1 and deleted_at is null`, [projectId]);
+  return Number(row?.n ?? 0);
+}
+
+/** Live edges touching each node (connectivity). */
+export async function edgeCountsByNid(q: Queryable, nids: readonly number[]): Promise<Map<number, number>> {
+  if (nids.length === 0) return new Map();
+  const rows = await q.query<{ nid: number; n: number }>(
+    `select n.nid, count(e.id)::int as n from nodes n
+       left join edges e on (e.src = n.id or e.dst = n.id) and e.deleted_at is null
+      where n.nid = any($1::bigint[]) group by n.nid`,
+    [nids],
+  );
+  return new Map(rows.map((r) => [Number(r.nid), Number(r.n)]));
+}
+
+export interface DistanceStatsRow {
+  space: string;
+  n: number;
+  mean: number;
+  m2: number;
+}
+
+/** Locks and reads a project's k-NN distance moments, so two jobs never lose each other's samples. */
+export async function lockDistanceStats(tx: Queryable, projectId: string, spaces: readonly string[]): Promise<Map<string, DistanceStatsRow>> {
+  await tx.query(`insert into space_distance_stats (project_id, space) select $1, s from unnest($2::text[]) as s on conflict do nothing`, [projectId, spaces]);
+  const rows = await tx.query<DistanceStatsRow & Record<string, unknown>>(
+    `select space, n::float8 as n, mean, m2 from space_distance_stats where project_id = $1 and space = any($2::text[]) order by space for update`,
+    [projectId, spaces],
+  );
+  return new Map(rows.map((r) => [r.space, { space: r.space, n: Number(r.n), mean: Number(r.mean), m2: Number(r.m2) }]));
+}
+
+export async function writeDistanceStats(tx: Queryable, projectId: string, rows: readonly DistanceStatsRow[]): Promise<void> {
+  if (rows.length === 0) return;
+  await tx.query(
+    `update space_distance_stats s set n = r.n, mean = r.mean, m2 = r.m2
+       from unnest($2::text[], $3::float8[], $4::float8[], $5::float8[]) as r(space, n, mean, m2)
+      where s.project_id = $1 and s.space = r.space`,
+    [projectId, rows.map((r) => r.space), rows.map((r) => r.n), rows.map((r) => r.mean), rows.map((r) => r.m2)],
+  );
+}
+
+export interface FingerprintRow {
+  node_nid: number;
+  project_id: string;
+  model_key: string;
+  spaces: string[];
+  purpose: number[];
+  surprise: number[];
+  coherence: number[];
+  johari: string[];
+  learning: number;
+  stage: string;
+  computed_at: Date;
+}
+
+/** Writes a batch of fingerprints in one statement (the job computes them a batch at a time). */
+export async function upsertFingerprints(tx: Queryable, rows: ReadonlyArray<Omit<FingerprintRow, 'computed_at'>>): Promise<void> {
+  if (rows.length === 0) return;
+  const params: unknown[] = [];
+  const p = (value: unknown) => `$${params.push(value)}`;
+  const values = rows.map(
+    (f) =>
+      `(${p(f.node_nid)}::bigint, ${p(f.project_id)}, ${p(f.model_key)}, ${p(f.spaces)}::text[], ${p(f.purpose)}::real[], ${p(f.surprise)}::real[], ${p(f.coherence)}::real[], ${p(f.johari)}::text[], ${p(f.learning)}::real, ${p(f.stage)})`,
+  );
+  await tx.query(
+    `insert into fingerprints (node_nid, project_id, model_key, spaces, purpose, surprise, coherence, johari, learning, stage)
+     values ${values.join(', ')}
+     on conflict (node_nid) do update set project_id = excluded.project_id, model_key = excluded.model_key, spaces = excluded.spaces,
+       purpose = excluded.purpose, surprise = excluded.surprise, coherence = excluded.coherence, johari = excluded.johari,
+       learning = excluded.learning, stage = excluded.stage, computed_at = now()`,
+    params,
+  );
+}
+
+export async function fingerprintsByNid(q: Queryable, nids: readonly number[]): Promise<FingerprintRow[]> {
+  if (nids.length === 0) return [];
+  const rows = await q.query<FingerprintRow & Record<string, unknown>>(`select * from fingerprints where node_nid = any($1::bigint[])`, [nids]);
+  return rows.map((r) => ({ ...r, node_nid: Number(r.node_nid), learning: Number(r.learning) }));
+}
+
+/** Fingerprints of a project's live memories (or every project's), for status and distributions. */
+export async function liveFingerprints(q: Queryable, projectId: string | null, limit: number): Promise<FingerprintRow[]> {
+  const rows = await q.query<FingerprintRow & Record<string, unknown>>(
+    `select f.* from fingerprints f join nodes n on n.nid = f.node_nid
+      where n.deleted_at is null and ($1::text is null or f.project_id = $1) order by f.node_nid desc limit $2`,
+    [projectId, limit],
+  );
+  return rows.map((r) => ({ ...r, node_nid: Number(r.node_nid), learning: Number(r.learning) }));
+}
+
+/** A project's live, embedded memories without a fingerprint under `modelKey`, oldest first. */
+export async function nidsNeedingFingerprint(q: Queryable, projectId: string, modelKey: string, limit: number): Promise<number[]> {
+  const rows = await q.query<{ nid: number }>(
+    `select n.nid from nodes n left join fingerprints f on f.node_nid = n.nid
+      where n.project_id = $1 and n.deleted_at is null and (f.node_nid is null or f.model_key <> $2)
+        and exists (select 1 from embeddings e where e.node_nid = n.nid and e.vector is not null)
+      order by n.nid limit $3`,
+    [projectId, modelKey, limit],
+  );
+  return rows.map((r) => Number(r.nid));
+}
+
+/** The nids of a project's `limit` most recent live memories written before `beforeNid` (no vectors: cheap). */
+export async function earlierProjectNids(q: Queryable, opts: { projectId: string; beforeNid: number; limit: number }): Promise<number[]> {
+  const rows = await q.query<{ nid: number }>(`select nid from nodes where project_id = $1 and nid < $2 and deleted_at is null order by nid desc limit $3`, [
+    opts.projectId,
+    opts.beforeNid,
+    opts.limit,
+  ]);
+  return rows.map((r) => Number(r.nid));
+}

@@ -1,0 +1,71 @@
+import type { Queryable } from './db.js';
+
+/** One hit of a logged retrieval, in fused order. */
+export interface LoggedHit {
+  nid: number;
+  id: string;
+  score: number;
+  /** Each signal's rank of the hit (1-based) among the entries the filters allowed. */
+  signals: Record<string, number>;
+}
+
+export interface RetrievalRecord {
+  sessionId: string | null;
+  actor: string;
+  tool: string;
+  projectId: string | null;
+  query: string;
+  hits: readonly LoggedHit[];
+  /** Each signal's own best nids, in its order. */
+  signalTop: Readonly<Record<string, readonly number[]>>;
+}
+
+export interface LoggedRetrieval {
+  id: number;
+  at: Date;
+  session_id: string | null;
+  actor: string;
+  tool: string;
+  project_id: string | null;
+  query: string;
+  hits: LoggedHit[];
+  signal_top: Record<string, number[]>;
+}
+
+export async function insertRetrieval(q: Queryable, r: RetrievalRecord): Promise<number> {
+  const [row] = await q.query<{ id: number }>(
+    `insert into retrieval_log (session_id, actor, tool, project_id, query, hits, signal_top)
+     values ($1, $2, $3, $4, $5, $6::jsonb, $7::jsonb) returning id`,
+    [r.sessionId, r.actor, r.tool, r.projectId, r.query, JSON.stringify(r.hits), JSON.stringify(r.signalTop)],
+  );
+  return Number(row!.id);
+}
+
+/**
+ * The newest retrievals, newest first: of one project (retrievals filtered to it, and unless
+ * `strictProject`, those over every project too), one session, and/or since an instant.
+ */
+export async function recentRetrievals(
+  q: Queryable,
+  opts: { projectId?: string | null; strictProject?: boolean; sessionId?: string | null; since?: Date | null; limit: number },
+): Promise<LoggedRetrieval[]> {
+  const rows = await q.query<LoggedRetrieval & Record<string, unknown>>(
+    `select id, at, session_id, actor, tool, project_id, query, hits, signal_top from retrieval_log
+      where ($1::text is null or project_id = $1 or (not $2 and project_id is null))
+        and ($3::text is null or session_id = $3)
+        and ($4::timestamptz is null or at >= $4::timestamptz)
+      order by id desc limit $5`,
+    [opts.projectId ?? null, opts.strictProject ?? false, opts.sessionId ?? null, opts.since ?? null, opts.limit],
+  );
+  return rows.map((r) => ({ ...r, id: Number(r.id) }));
+}
+
+/** Deletes all but the newest `keep` rows; returns how many went. */
+export async function pruneRetrievals(q: Queryable, keep: number): Promise<number> {
+  const [row] = await q.query<{ n: number }>(
+    `with gone as (delete from retrieval_log where id <= (select id from retrieval_log order by id desc offset $1 limit 1) returning 1)
+     select count(*)::int as n from gone`,
+    [keep],
+  );
+  return row?.n ?? 0;
+}
