@@ -48,6 +48,18 @@ function rawSocket(port: number, from: string): { socket: Socket; closed: Promis
   return { socket, closed: new Promise((resolve) => socket.once('close', () => resolve(received))) };
 }
 
+async function healthzOnceFree(baseUrl: string, from: string): Promise<number> {
+  const deadline = Date.now() + 10_000;
+  for (;;) {
+    try {
+      return (await send(baseUrl, { method: 'GET', path: '/healthz', from })).status;
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== 'ECONNRESET' || Date.now() > deadline) throw error;
+      await new Promise((r) => setTimeout(r, 100));
+    }
+  }
+}
+
 const INITIALIZE = JSON.stringify({
   jsonrpc: '2.0',
   id: 1,
@@ -137,8 +149,10 @@ describe('limits: rate per session and per client, slow headers and bodies, conn
     // The header deadline closes the slow ones (answered 408 when a request had begun).
     const answers = await Promise.all(idle.map((s) => s.closed));
     assert.match(answers[0]!, /^HTTP\/1.1 408/);
-    // Their places are free again.
-    assert.equal((await send(server.baseUrl, { method: 'GET', path: '/healthz', from })).status, 200);
+    // Their places are free again, once the server has seen those sockets close: its own 'close'
+    // events can trail the client's by a turn of the event loop, so a connection made in that gap
+    // is still over the share.
+    assert.equal(await healthzOnceFree(server.baseUrl, from), 200);
   });
 
   test('a body that does not arrive within the request deadline is answered 408 and closed', { timeout: 60_000 }, async () => {
