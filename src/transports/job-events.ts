@@ -4,6 +4,7 @@ import { AppError, toErrorPayload } from '../errors.js';
 import type { JobProgress } from '../jobs/queue.js';
 import { progressOf } from '../tools/kit/jobs.js';
 import { HttpError, sendJson, type RequestContext, type Route } from './http-server.js';
+import type { JobReplay, ReplayFrame } from './job-replay.js';
 import { errorEnvelope } from './rest-gateway.js';
 
 /**
@@ -12,6 +13,8 @@ import { errorEnvelope } from './rest-gateway.js';
  * Events: `progress` ({job_id, done, total, phase, progress: the job's own report}), then one
  * `completed` ({job_id, result}) or `failed` ({job_id, error}), after which the stream ends.
  * A job that already finished answers its last event at once; an unknown one 404 JOB_NOT_FOUND.
+ * A job this front end started for a REST call (`replay`) is answered from its first report on,
+ * however late the client connects.
  */
 export const JOB_EVENTS_PATH = /^\/api\/jobs\/([^/]{1,200})\/events$/;
 
@@ -27,7 +30,7 @@ export function progressEvent(jobId: string, progress: JobProgress): Record<stri
   return { job_id: jobId, done: n?.progress ?? null, total: n?.total ?? null, phase: n?.message ?? null, progress };
 }
 
-export function jobEventRoutes(app: App): Route[] {
+export function jobEventRoutes(app: App, replay?: JobReplay): Route[] {
   async function stream(_req: IncomingMessage, res: ServerResponse, ctx: RequestContext): Promise<void> {
     const match = JOB_EVENTS_PATH.exec(ctx.path);
     if (!match) throw new HttpError(404, 'NOT_FOUND', `No route for GET ${ctx.path}; job events are at /api/jobs/{id}/events.`);
@@ -42,12 +45,19 @@ export function jobEventRoutes(app: App): Route[] {
       write(text);
       stop();
     };
+    const deliver = (f: ReplayFrame) => {
+      if (f.event === 'progress') return void (!finished && write(frame('progress', progressEvent(jobId, f.progress))));
+      end(f.event === 'completed' ? frame('completed', { job_id: jobId, result: f.result }) : frame('failed', { job_id: jobId, error: f.error }));
+    };
     // Subscribed before the state is read, so nothing between the two is missed.
-    const offs = [
-      events.onProgress(jobId, (p) => !finished && write(frame('progress', progressEvent(jobId, p)))),
-      events.onCompleted(jobId, (result) => end(frame('completed', { job_id: jobId, result }))),
-      events.onFailed(jobId, (err) => end(frame('failed', { job_id: jobId, error: err.message }))),
-    ];
+    const followed = replay?.follow(jobId, deliver);
+    const offs = followed
+      ? [followed.off]
+      : [
+          events.onProgress(jobId, (progress) => deliver({ event: 'progress', progress })),
+          events.onCompleted(jobId, (result) => deliver({ event: 'completed', result })),
+          events.onFailed(jobId, (err) => deliver({ event: 'failed', error: err.message })),
+        ];
     // Comments only once the stream has begun (a 404 may still be answered before that).
     const keepalive = setInterval(() => res.headersSent && !finished && res.write(': keepalive\n\n'), KEEPALIVE_MS);
     keepalive.unref();
@@ -57,8 +67,9 @@ export function jobEventRoutes(app: App): Route[] {
       if (res.headersSent) res.end();
     }
     res.once('close', stop);
+    for (const f of followed?.past ?? []) deliver(f);
     const info = (await app.queue.state?.(jobId)) ?? { state: 'unknown' as const };
-    if (info.state === 'unknown' && !finished) {
+    if (info.state === 'unknown' && !finished && !followed) {
       stop();
       const { status, body } = errorEnvelope(
         toErrorPayload(new AppError('JOB_NOT_FOUND', `No job has id ${jobId}, or it finished too long ago to be remembered.`, { job_id: jobId }), app.logger),

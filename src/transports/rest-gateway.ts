@@ -8,7 +8,10 @@ import { TOOLSETS } from '../tools/index.js';
 import type { ToolContext } from '../tools/kit/context.js';
 import { invoke, type CompiledTool, type Invoked } from '../tools/kit/invoke.js';
 import { callerJobs } from '../tools/kit/jobs.js';
+import { changeEventRoutes } from './change-events.js';
 import { jobEventRoutes } from './job-events.js';
+import { JobReplay } from './job-replay.js';
+import type { JobRunner } from '../services/index.js';
 import { HttpError, sendJson, type HttpTransport, type RequestContext, type Route } from './http-server.js';
 
 /**
@@ -120,7 +123,39 @@ function closestNames(name: string): string[] {
     .map((x) => x.n);
 }
 
+/**
+ * RFC 7240 `Prefer: respond-async`: a tool that runs a job answers "accepted" with the job id at
+ * once instead of waiting for it; the client follows it at `GET /api/jobs/{id}/events`.
+ */
+export function prefersAsync(req: IncomingMessage): boolean {
+  const prefer = req.headers.prefer;
+  return (Array.isArray(prefer) ? prefer.join(',') : (prefer ?? '')).split(/[,;]/).some((p) => p.trim().toLowerCase() === 'respond-async');
+}
+
+/**
+ * The app's runner for one REST call: every job it starts is recorded for late followers; an
+ * async call does not wait (`deferred` says whether one was started that way).
+ */
+function restJobs(app: App, replay: JobReplay, async: boolean): JobRunner & { deferred: boolean } {
+  return {
+    deferred: false,
+    enqueue: (job, payload, options) => app.jobs.enqueue(job, payload, options),
+    run(job, payload, options = {}) {
+      if (async) this.deferred = true;
+      return app.jobs.run(job, payload, {
+        ...options,
+        ...(async ? { waitMs: 0 } : {}),
+        onEnqueued(id) {
+          replay.record(id);
+          options.onEnqueued?.(id);
+        },
+      });
+    },
+  };
+}
+
 export function restGateway(app: App): HttpTransport {
+  const replay = new JobReplay(app.queue.events);
   async function callTool(req: IncomingMessage, res: ServerResponse, ctx: RequestContext): Promise<void> {
     let envelope: { tool: string; args: unknown };
     try {
@@ -150,6 +185,7 @@ export function restGateway(app: App): HttpTransport {
     const abort = new AbortController();
     res.once('close', () => abort.abort());
     const progress: ToolContext['progress'] = async () => {};
+    const runner = restJobs(app, replay, prefersAsync(req));
     const toolCtx: ToolContext = {
       services: app.services,
       actor: 'rest',
@@ -158,14 +194,14 @@ export function restGateway(app: App): HttpTransport {
       progress,
       // No session to switch: every toolset answers here (there is no tools/list to keep small).
       toolsets: new SessionToolsets(new Set(TOOLSETS.map((s) => s.name)), async () => {}),
-      jobs: callerJobs(app.jobs, { progress, signal: abort.signal }),
+      jobs: callerJobs(runner, { progress, signal: abort.signal }),
     };
     const invoked = await invoke(tool, envelope.args, toolCtx, app.logger);
     if (invoked.status === 'error') {
       const { status, body } = errorEnvelope(invoked.error);
       return send(res, status, body);
     }
-    send(res, 200, successEnvelope(invoked));
+    send(res, 200, successEnvelope(invoked), runner.deferred ? { 'preference-applied': 'respond-async' } : {});
   }
 
   const wrongMethod = (_req: IncomingMessage, res: ServerResponse) =>
@@ -175,7 +211,8 @@ export function restGateway(app: App): HttpTransport {
     { method: 'POST', path: REST_TOOL_PATH, handler: callTool },
     ...(['GET', 'PUT', 'PATCH', 'DELETE'] as const).map((method) => ({ method, path: REST_TOOL_PATH, handler: wrongMethod })),
     { method: 'GET', path: OPENAPI_PATH, handler: (_req, res) => sendJson(res, 200, openApiDocument()) },
-    ...jobEventRoutes(app),
+    ...jobEventRoutes(app, replay),
+    ...changeEventRoutes(app),
   ];
-  return { routes };
+  return { routes, close: async () => replay.close() };
 }
