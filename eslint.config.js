@@ -90,4 +90,28 @@ export default defineConfig(
       globals: { process: 'readonly', console: 'readonly', URL: 'readonly' },
     },
   },
+  {
+    // The memory explorer's page (ui/): plain ES modules that run in the browser.
+    files: ['ui/**/*.js'],
+    languageOptions: {
+      sourceType: 'module',
+      globals: Object.fromEntries(
+        [
+          'window',
+          'document',
+          'location',
+          'history',
+          'sessionStorage',
+          'fetch',
+          'setTimeout',
+          'clearTimeout',
+          'setInterval',
+          'clearInterval',
+          'TextDecoder',
+          'Node',
+          'AbortController',
+        ].map((g) => [g, 'readonly']),
+      ),
+    },
+  },
 );

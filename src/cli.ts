@@ -16,6 +16,7 @@ import { startHttpServer, type HttpServer } from './transports/http-server.js';
 import { bindRefusal, resolveAuthToken } from './transports/http-security.js';
 import { MCP_PATH, streamableHttp } from './transports/streamable-http.js';
 import { restGateway } from './transports/rest-gateway.js';
+import { uiStatic } from './transports/ui-static.js';
 import { legacySse } from './transports/legacy-sse.js';
 import { SessionLimits } from './transports/session-limits.js';
 import { forwardStdio, serveStdio } from './transports/stdio.js';
@@ -165,7 +166,7 @@ function startHttp(app: App, host: string, port: number): Promise<HttpServer> {
     port,
     logger: app.logger,
     health: () => app.health(),
-    transports: [streamableHttp(app, limits), restGateway(app), legacySse(app, { heartbeatMs: app.config.sseHeartbeatMs, graceMs: app.config.sseGraceMs, limits })],
+    transports: [streamableHttp(app, limits), restGateway(app), legacySse(app, { heartbeatMs: app.config.sseHeartbeatMs, graceMs: app.config.sseGraceMs, limits }), uiStatic()],
     security,
     limiter: RateLimits.fromConfig(app.config),
     connections: {
@@ -214,6 +215,7 @@ async function serve(config: Config, _args: ParsedArgs, logger: Logger): Promise
     await lock?.update({ mode: 'serve', url: mcpUrl });
     // One machine-readable line on stderr, for scripts and tests that start the server.
     process.stderr.write(`context-graph: listening on ${mcpUrl}\n`);
+    process.stderr.write(`context-graph: memory explorer at ${http.baseUrl}/ui/\n`);
   } catch (err) {
     await http?.close();
     await app?.close();
