@@ -53,7 +53,7 @@ export class JobReplay {
    * The frames recorded so far and a subscription to the next ones, or null when this front end
    * did not record the job (the caller then follows the queue's live events only).
    */
-  follow(jobId: string, listener: (frame: ReplayFrame) => void): { past: ReplayFrame[]; off(): void } | null {
+  follow(jobId: string, listener: (frame: ReplayFrame) => void): { past: ReplayFrame[]; off: () => void } | null {
     const rec = this.jobs.get(jobId);
     if (!rec) return null;
     rec.listeners.add(listener);

@@ -6,6 +6,7 @@ import { after, before, describe, test } from 'node:test';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import { packageRoot } from '../../src/paths.js';
 import { childEnv, startServe, tempDir } from '../helpers/cli.js';
+import { openEventStream } from '../helpers/sse.js';
 
 /**
  * The memory explorer (issue 19) in a real browser: Debian's headless Chromium driven by
@@ -50,7 +51,7 @@ describe('the memory explorer at /ui, in headless Chromium', { skip: SKIP }, () 
     ]);
     const memories = {
       backup: { content: 'The nightly database backup runs at 02:00 UTC and keeps 14 days of snapshots.', topic: 'database backup', tags: ['ops', 'backup'] },
-      restore: { content: 'Restores from the database backup are rehearsed every quarter by the platform team.', topic: 'restore drill', tags: ['ops'] },
+      restore: { content: 'Restores from the database backup are rehearsed twice a year by the platform team.', topic: 'restore drill', tags: ['ops'] },
       hostile: { content: HOSTILE, tags: ['ops'] },
       coffee: { content: 'The office coffee machine is descaled on Fridays.', memory_type: 'episodic' },
     };
@@ -59,6 +60,18 @@ describe('the memory explorer at /ui, in headless Chromium', { skip: SKIP }, () 
       assert.equal(r.status, 200, JSON.stringify(r.body));
       ids[key] = r.body.result.id;
     }
+    // A second version, so the memory panel has a history to show.
+    const updated = await tool('update', { id: ids.restore, content: 'Restores from the database backup are rehearsed every quarter by the platform team.', rationale: 'the drill moved to quarterly' });
+    assert.equal(updated.status, 200, JSON.stringify(updated.body));
+    // The restore drill has neighbours of its own, two hops from the backup fact once the page relates them.
+    const related = await tool('relate', {
+      triples: [
+        { subject: ids.restore, predicate: 'owned_by', object: 'platform team', edge_type: 'Hierarchical', weight: 0.9 },
+        { subject: ids.restore, predicate: 'followed_by', object: ids.hostile, edge_type: 'Temporal', weight: 0.6 },
+        { subject: 'platform team', predicate: 'maintains', object: ids.coffee, edge_type: 'Causal', weight: 0.4 },
+      ],
+    });
+    assert.equal(related.status, 200, JSON.stringify(related.body));
     page = await browser.newPage({ viewport: { width: 1280, height: 820 } });
     page.on('console', (m) => m.type() === 'error' && /Content Security Policy/i.test(m.text()) && cspViolations.push(m.text()));
     page.on('pageerror', (e) => pageErrors.push(e.message));
@@ -141,10 +154,24 @@ describe('the memory explorer at /ui, in headless Chromium', { skip: SKIP }, () 
     assert.equal(await edge.locator('text').textContent(), 'Relational 0.80');
     await neighbour.click();
     assert.match(await page.getByTestId('graph-info').innerText(), /Restores from the database backup/);
+    // Two hops: the drill's own neighbours, each edge with its type and weight; the hostile memory's label is text too.
+    await page.getByTestId('graph-depth').selectOption('2');
+    await page.getByTestId('graph-show').click();
+    await page
+      .getByTestId('graph-summary')
+      .filter({ hasText: /^3 neighbours within 2 hops/ })
+      .waitFor();
+    assert.deepEqual((await page.getByTestId('graph-edge').evaluateAll((els) => els.map((e) => (e as any).dataset.type))).sort(), ['Hierarchical', 'Relational', 'Temporal']);
+    assert.equal(await page.evaluate(() => (globalThis as any).__pwned), undefined);
+    await neighbour.click();
     await shot('graph');
     await page.getByTestId('graph-open').click();
-    await page.getByTestId('lineage').locator('li', { hasText: 'created' }).waitFor();
+    await page.getByTestId('lineage').locator('li', { hasText: 'modified' }).waitFor();
     assert.match(await page.getByTestId('detail-content').innerText(), /rehearsed every quarter/);
+    assert.match(await page.getByTestId('lineage').innerText(), /created \(store\)[\s\S]*modified \(update\).*content[\s\S]*the drill moved to quarterly/);
+    assert.match(await page.locator('#detail dl.meta').innerText(), /version\s+2/);
+    await page.getByTestId('lineage').locator('li', { hasText: 'created' }).getByRole('button', { name: 'view this version' }).click();
+    await page.getByTestId('version').filter({ hasText: 'twice a year' }).waitFor();
     await shot('memory');
     await page.locator('#detail .close').click();
   });
@@ -179,11 +206,37 @@ describe('the memory explorer at /ui, in headless Chromium', { skip: SKIP }, () 
     const phases = await card.getByTestId('phase').allInnerTexts();
     assert.ok(phases.length >= 2, `at least two phase updates: ${JSON.stringify(phases)}`);
     assert.ok(phases.some((p) => /^nrem: /.test(p)) && phases.some((p) => /^rem: /.test(p)), JSON.stringify(phases));
-    const jobId = await card.getAttribute('data-job');
+    const jobId = (await card.getAttribute('data-job'))!;
     const status = await tool('get_dream_status', { dream_id: jobId });
     assert.equal(status.body.result.recent[0]?.status ?? status.body.result.running[0]?.status, 'completed');
+    // The gateway recorded the job from its enqueue: followed again after its end, the stream
+    // still carries every phase (a job it did not record answers only its outcome).
+    const again = await openEventStream(`${server.baseUrl}/api/jobs/${encodeURIComponent(jobId)}/events`, { authorization: `Bearer ${TOKEN}` });
+    const replayed: string[] = [];
+    for (;;) {
+      const e = await again.next();
+      if (e.event === 'completed') break;
+      if (e.event === 'progress') replayed.push(JSON.parse(e.data).phase);
+    }
+    assert.deepEqual(replayed, phases);
     await page.getByTestId('jobs-list').locator('[data-testid=job-row]').first().waitFor();
     await shot('jobs');
+  });
+
+  test('Prefer: respond-async answers a dream "accepted" at once, with the header saying so', async () => {
+    const res = await fetch(`${server.baseUrl}/api/tool`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', authorization: `Bearer ${TOKEN}`, prefer: 'respond-async' },
+      body: JSON.stringify({ tool: 'trigger_dream', arguments: { phase: 'rem' } }),
+    });
+    const body = (await res.json()) as any;
+    assert.equal(res.headers.get('preference-applied'), 'respond-async');
+    assert.equal(body.result.status, 'accepted');
+    const events = await openEventStream(`${server.baseUrl}/api/jobs/${encodeURIComponent(body.result.job_id)}/events`, { authorization: `Bearer ${TOKEN}` });
+    assert.match(JSON.parse((await events.next((e) => e.event === 'progress')).data).phase, /^rem: start/);
+    assert.equal(JSON.parse((await events.next((e) => e.event === 'completed')).data).result.status, 'completed');
+    const waited = await tool('get_dream_status', { dream_id: body.result.job_id });
+    assert.equal(waited.body.result.recent[0].status, 'completed');
   });
 
   test('Health: dependencies, spaces with their model ids and index sizes, the embedding backlog', async () => {

@@ -57,7 +57,14 @@ export function graphView(root, ctx) {
   put(
     root,
     h('h2', {}, 'Graph'),
-    h('form', { class: 'row', onsubmit: (e) => (e.preventDefault(), load(idInput.value.trim())) }, idInput, depth, minWeight, h('button', { type: 'submit' }, 'Show')),
+    h(
+      'form',
+      { class: 'row', onsubmit: (e) => (e.preventDefault(), load(idInput.value.trim())) },
+      idInput,
+      depth,
+      minWeight,
+      h('button', { type: 'submit', 'data-testid': 'graph-show' }, 'Show'),
+    ),
     relateForm,
     message,
     h('div', { class: 'graph-body' }, picture, info),
@@ -209,7 +216,7 @@ export function graphView(root, ctx) {
           ondblclick: () => expand(n.id),
         },
         s('circle', { r: radius(n) }),
-        s('text', { x: 16, y: 4, class: 'node-label' }, short(n.name, 30)),
+        s('text', { x: 0, y: radius(n) + 14, class: 'node-label' }, short(n.name, 30)),
         s('title', {}, `${n.name}\n${n.snippet}`),
       );
       svg.append(g);
