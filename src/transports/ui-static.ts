@@ -36,7 +36,7 @@ export const UI_CSP = [
   "default-src 'none'",
   "script-src 'self'",
   "style-src 'self'",
-  "img-src 'self' data:",
+  "img-src 'self'",
   "connect-src 'self'",
   "font-src 'self'",
   "base-uri 'none'",

@@ -61,7 +61,11 @@ describe('the memory explorer at /ui, in headless Chromium', { skip: SKIP }, () 
       ids[key] = r.body.result.id;
     }
     // A second version, so the memory panel has a history to show.
-    const updated = await tool('update', { id: ids.restore, content: 'Restores from the database backup are rehearsed every quarter by the platform team.', rationale: 'the drill moved to quarterly' });
+    const updated = await tool('update', {
+      id: ids.restore,
+      content: 'Restores from the database backup are rehearsed every quarter by the platform team.',
+      rationale: 'the drill moved to quarterly',
+    });
     assert.equal(updated.status, 200, JSON.stringify(updated.body));
     // The restore drill has neighbours of its own, two hops from the backup fact once the page relates them.
     const related = await tool('relate', {

@@ -40,6 +40,7 @@ export function jobsView(root, ctx) {
   );
   const following = new Map();
   let timer = null;
+  let noJobList = false;
 
   async function dream() {
     if (!writes()) return put(message, notice('error', 'Turn on "Enable writes" to start a dream.'));
@@ -114,11 +115,14 @@ export function jobsView(root, ctx) {
     } catch (err) {
       put(queue, notice('error', err.message));
     }
+    if (noJobList) return dreamsInstead();
     try {
       const r = await getJson('/api/jobs');
       put(list, table(r.jobs ?? []));
     } catch (err) {
       if (!(err instanceof ApiError) || err.status !== 404) return put(list, notice('error', err.message));
+      // Asked once per page load: a server without the listing will not grow one while it runs.
+      noJobList = true;
       await dreamsInstead();
     }
   }
