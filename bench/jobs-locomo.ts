@@ -4,9 +4,10 @@
  * threshold recalibration, the NREM and REM dream phases, consolidation, drift correction, the
  * λ refit and the adversarial scan, and of undoing each signal change (its transaction is the
  * price of "every change undoable"). The conversation is imported with Temporal edges between
- * consecutive turns, its questions are asked as an agent would (search, then query), and the
- * turns the questions cite as evidence are marked relevant (record_feedback), the rest irrelevant,
- * so the jobs work on the evidence they were built for. Aggregates only (the data is CC BY-NC).
+ * consecutive turns, its questions are asked as an agent would (search, then query; the sync
+ * step runs then, at dopamine's baseline), then asked again with the turns they cite as evidence
+ * marked relevant (record_feedback) and the rest irrelevant, so the jobs work on the evidence they
+ * were built for. Aggregates only (the data is CC BY-NC).
  *
  *   npm run build && node dist/bench/jobs-locomo.js ../shared/data/locomo-dev.json [conversation index]
  */
@@ -28,10 +29,32 @@ const client = new Client({ name: 'bench-jobs', version: '1.0.0' });
 const [a, b] = InMemoryTransport.createLinkedPair();
 await Promise.all([createMcpServer(app, { actor: 'bench-jobs' }).connect(a), client.connect(b)]);
 
-async function call<T = any>(name: string, args: Record<string, unknown>): Promise<T> {
+interface Phase {
+  counts: Record<string, number>;
+}
+interface Results {
+  search: { hits: Array<{ id: string }> };
+  history: { items: Array<{ tx_id: number }> };
+  adjust_coupling: { status: string; retrievals_stepped: number | null; r_after: number | null; gain: number | null; changed: unknown[] };
+  trigger_recalibration: {
+    status: string;
+    observations: number | null;
+    threshold_before: number | null;
+    threshold_after: number | null;
+    before: { ece: number | null } | null;
+    after: { ece: number | null } | null;
+  };
+  trigger_dream: { phases: Phase[] };
+  trigger_consolidation: { phases: Phase[] };
+  trigger_drift_correction: { status: string; changed: number; tx_id: number | null };
+  trigger_lambda_recalibration: { status: string; observations: number; tx_id: number | null; before: { lambda_s: number }; after: { lambda_s: number } | null };
+  scan_adversarial: { scanned: number | null; flagged_count: number | null };
+}
+
+async function call<N extends string>(name: N, args: Record<string, unknown>): Promise<N extends keyof Results ? Results[N] : unknown> {
   const r = (await client.callTool({ name, arguments: args }, undefined, { timeout: 600_000 })) as CallToolResult;
   if (r.isError) throw new Error(`${name}: ${JSON.stringify(r.content).slice(0, 400)}`);
-  return r.structuredContent as T;
+  return r.structuredContent as N extends keyof Results ? Results[N] : unknown;
 }
 
 const ms: Record<string, number> = {};
@@ -59,13 +82,23 @@ try {
     }
     throw new Error('fingerprints did not finish');
   });
+  await timed('questions', async () => {
+    for (const q of sample.questions) {
+      await call('search', { query_text: q.text, project_id: project, limit: 10, score_threshold: 0 });
+      await call('query', { query: q.text, project_id: project });
+    }
+  });
+  // The sync step before any feedback: dopamine at its baseline (gain 1), so every retrieval moves the phases.
+  const sync = await timed('kuramoto_sync', () => call('adjust_coupling', { coupling: 0.6, rationale: 'bench: one sync step over every logged retrieval' }));
+  const syncTx = (await call('history', { limit: 1 })).items[0]!.tx_id;
+  await timed('kuramoto_sync_undo', () => call('undo', { tx_id: syncTx }));
+  // Each question again, its shown hits marked: the evidence turns relevant, the rest irrelevant.
   let feedback = 0;
-  await timed('questions_and_feedback', async () => {
+  await timed('questions_with_feedback', async () => {
     for (const q of sample.questions) {
       const r = await call('search', { query_text: q.text, project_id: project, limit: 10, score_threshold: 0 });
-      await call('query', { query: q.text, project_id: project });
       const evidence = new Set(q.evidence.map((d) => conv.ids.get(d)));
-      const hits: string[] = r.hits.map((h: { id: string }) => h.id);
+      const hits = r.hits.map((h) => h.id);
       for (const relevant of [true, false]) {
         const ids = hits.filter((id) => evidence.has(id) === relevant);
         if (q.category === 5 || q.evidence.length === 0 || ids.length === 0) continue;
@@ -74,12 +107,8 @@ try {
       }
     }
   });
-
-  const sync = await timed('kuramoto_sync', () => call('adjust_coupling', { coupling: 0.6, rationale: 'bench: one sync step over every logged retrieval' }));
-  const syncTx = (await call('history', { limit: 1 })).items[0].tx_id;
-  await timed('kuramoto_sync_undo', () => call('undo', { tx_id: syncTx }));
   const recal = await timed('recalibration', () => call('trigger_recalibration', { rationale: 'bench: feedback on the evidence turns' }));
-  const recalTx = (await call('history', { limit: 1 })).items[0].tx_id;
+  const recalTx = (await call('history', { limit: 1 })).items[0]!.tx_id;
   await timed('recalibration_undo', () => call('undo', { tx_id: recalTx }));
   const budget = { max_operations: 100_000, max_ms: 600_000 };
   const nrem = (await timed('dream_nrem', () => call('trigger_dream', { phase: 'nrem', project_id: project, budget }))).phases[0];
@@ -100,7 +129,7 @@ try {
         memories,
         temporal_edges: conv.edges.length,
         questions: sample.questions.length,
-        retrievals: sample.questions.length * 2,
+        retrievals: sample.questions.length * 3,
         feedback_verdicts: feedback,
         ms,
         throughput_per_s: {
@@ -113,8 +142,13 @@ try {
           lambda_refit_observations: perSecond(refit.observations, 'lambda_refit'),
           scan_adversarial_memories: perSecond(scan.scanned ?? 0, 'scan_adversarial'),
         },
-        kuramoto_sync: { status: sync.status, retrievals: sync.retrievals_stepped, r: sync.r_after, changed: sync.changed },
-        recalibration: { status: recal.status, observations: recal.observations, threshold: [recal.threshold_before, recal.threshold_after], ece: [recal.before?.ece, recal.after?.ece] },
+        kuramoto_sync: { status: sync.status, retrievals: sync.retrievals_stepped, r: sync.r_after, gain: sync.gain, changed: sync.changed },
+        recalibration: {
+          status: recal.status,
+          observations: recal.observations,
+          threshold: [recal.threshold_before, recal.threshold_after],
+          ece: [recal.before?.ece, recal.after?.ece],
+        },
         dream_nrem: nrem?.counts,
         dream_rem: rem?.counts,
         consolidation: consolidation?.counts,

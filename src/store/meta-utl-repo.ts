@@ -87,9 +87,10 @@ export async function lambdaImage(q: Queryable, projectId: string, nids: readonl
     `select lambda_s, lambda_c, fitted_at from utl_lambdas where project_id = $1 for update`,
     [projectId],
   );
-  const ls = await q.query<{ nid: number; learning: number }>(`select node_nid as nid, learning from fingerprints where node_nid = any($1::bigint[]) order by node_nid for update`, [
-    [...nids],
-  ]);
+  const ls = await q.query<{ nid: number; learning: number }>(
+    `select node_nid as nid, learning from fingerprints where node_nid = any($1::bigint[]) order by node_nid for update`,
+    [[...nids]],
+  );
   return {
     project_id: projectId,
     lambda_s: row ? Number(row.lambda_s) : null,

@@ -38,7 +38,10 @@ describe('dreams over one LoCoMo conversation', { skip }, () => {
     for (const records of [...batches(conv.memories), ...batches(conv.edges)]) await ok('import_records', { records, project_id: conv.projectId });
     for (const q of sample.questions.slice(0, QUESTIONS)) {
       const found = await ok('search', { query_text: q.text, project_id: conv.projectId, score_threshold: 0 });
-      answers.set(q.text, found.hits.map((h: any) => h.id));
+      answers.set(
+        q.text,
+        found.hits.map((h: any) => h.id),
+      );
       await ok('query', { query: q.text, project_id: conv.projectId });
     }
   });

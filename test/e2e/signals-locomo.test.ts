@@ -73,7 +73,10 @@ describe('signals over one LoCoMo conversation', { skip }, () => {
     for (const q of questions) curious.push(await ask(q));
     const [d0, d1] = [mean(calm.map(diversity)), mean(curious.map(diversity))];
     assert.ok(d1 > d0, `mean diversity ${d0} → ${d1}`);
-    assert.ok(curious.some((r, i) => ids(r).join() !== ids(calm[i]).join()), 'some answers changed');
+    assert.ok(
+      curious.some((r, i) => ids(r).join() !== ids(calm[i]).join()),
+      'some answers changed',
+    );
     await ok('undo', {});
     for (const [i, q] of questions.entries()) assert.deepEqual(ids(await ask(q)), ids(calm[i]), q.text);
   });

@@ -62,7 +62,8 @@ const pick = (m: ReturnType<typeof calibrationMetrics>) => ({ ece: m.ece, mce: m
  */
 export async function runRecalibration(db: Db, opts: { now: number; actor: string | null; jobId: string | null; rationale: string | null }): Promise<RecalibrationResult> {
   const op = 'recalibration';
-  const { result } = await writeTransaction(db, op, { actor: opts.actor, rationale: opts.rationale ?? 'threshold calibration from recorded feedback' }, async (tx, log) => {
+  const meta = { actor: opts.actor, rationale: opts.rationale };
+  const { result } = await writeTransaction(db, op, meta, async (tx, log) => {
     const state = await lockState<CalibrationState>(tx, CALIBRATION_KEY, INITIAL_CALIBRATION);
     const stateBefore = await stateImage(tx, CALIBRATION_KEY);
     const obs = await readObservations(tx);
@@ -85,7 +86,8 @@ export async function runRecalibration(db: Db, opts: { now: number; actor: strin
     };
     const after = calibrationMetrics(obs, map);
     const why = `${obs.length} feedback observations; ECE ${before.ece?.toFixed(3)} → ${after.ece?.toFixed(3)}`;
-    const common = { subsystem: 'calibration' as const, source: 'recalibration', actor: opts.actor, rationale: opts.rationale ?? why, jobId: opts.jobId };
+    meta.rationale = opts.rationale ?? why;
+    const common = { subsystem: 'calibration' as const, source: 'recalibration', actor: opts.actor, rationale: meta.rationale, jobId: opts.jobId };
     const adjustments: Adjustment[] = [
       { ...common, target: 'score_map', before: state.map, after: map },
       { ...common, target: 'score_threshold', before: state.score_threshold, after: next.score_threshold },

@@ -164,7 +164,9 @@ export class SignalsService implements RetrievalDynamics {
       const after = Math.min(1, Math.max(0, before + delta));
       // The impulse takes the unclamped level (outcomes may have pushed it past a bound) to `after`.
       const impulse = after - rawLevel(anchor, modulator, now);
-      const rows = await insertAdjustments(tx, [{ subsystem: 'neuromodulation', target: modulator, before, after, impulse, source: 'manual', actor: who.actor, rationale: who.rationale }]);
+      const rows = await insertAdjustments(tx, [
+        { subsystem: 'neuromodulation', target: modulator, before, after, impulse, source: 'manual', actor: who.actor, rationale: who.rationale },
+      ]);
       logCreated(log, 'adjustment', rows);
       await notify(tx, SIGNALS_CHANNEL, 'neuromodulation');
       return { before, after };

@@ -105,7 +105,8 @@ export async function runSyncStep(
       state.steps += rows.length;
       state.stepped_at = new Date(opts.now).toISOString();
     }
-    if (!opts.coupling) meta.rationale = `sync step: ${rows.length} retrievals after #${stateBefore?.value ? (stateBefore.value as KuramotoState).cursor : 0}, gain ${gain.toFixed(2)}`;
+    if (!opts.coupling)
+      meta.rationale = `sync step: ${rows.length} retrievals after #${stateBefore?.value ? (stateBefore.value as KuramotoState).cursor : 0}, gain ${gain.toFixed(2)}`;
     const after = factorsOf(state);
     const changed = Object.entries(after)
       .filter(([signal, f]) => before[signal] === undefined || Math.abs(f - before[signal]) >= LOGGED_CHANGE)

@@ -40,7 +40,11 @@ export async function logState(tx: Queryable, log: Log, key: string, before: Rec
 }
 
 /** Restores one signal entity to `target` (null: absent) and answers its images before and after. */
-export async function revertSignal(tx: Queryable, entityId: string, target: Record<string, unknown> | null): Promise<{ before: Record<string, unknown> | null; after: Record<string, unknown> | null }> {
+export async function revertSignal(
+  tx: Queryable,
+  entityId: string,
+  target: Record<string, unknown> | null,
+): Promise<{ before: Record<string, unknown> | null; after: Record<string, unknown> | null }> {
   const cut = entityId.indexOf(':');
   const [kind, key] = [entityId.slice(0, cut), entityId.slice(cut + 1)];
   await notify(tx, SIGNALS_CHANNEL, `undo ${entityId}`);

@@ -17,7 +17,9 @@ const output = z.object({
   reverted_tx_ids: z.array(z.number().int()),
   entities: z.array(
     z.object({
-      entity: z.enum(['node', 'edge', 'collection', 'signal']).describe('signal: a learning-signal change (coupling and sync state, a neuromodulator adjustment, feedback, a recalibration, a λ refit).'),
+      entity: z
+        .enum(['node', 'edge', 'collection', 'signal'])
+        .describe('signal: a learning-signal change (coupling and sync state, a neuromodulator adjustment, feedback, a recalibration, a λ refit).'),
       entity_id: z.string(),
       change_type: z.enum(['create', 'update', 'delete', 'restore']),
     }),
