@@ -111,6 +111,20 @@ describe('signals: adjustments, feedback and recalibration are undone through th
     assert.deepEqual(await scores(), configured, 'search fuses with the configured weights again');
     assert.ok(!(await ok('get_steering_feedback', { limit: 200 })).changes.some((c: any) => c.subsystem === 'sync'));
 
+    // A later change of the same state still in effect: undo of the earlier one is refused and changes nothing.
+    await ok('adjust_coupling', { coupling: 0.1, rationale: 'let disagreeing spaces drift again' });
+    const first = await newest();
+    await ok('adjust_coupling', { coupling: 2, rationale: 'a later change of the same state' });
+    const second = await newest();
+    const refused = (await client.callTool({ name: 'undo', arguments: { tx_id: first.tx_id } })) as CallToolResult;
+    assert.equal(refused.isError, true);
+    assert.match(JSON.stringify(refused.content), new RegExp(`CONFLICT.*transaction ${second.tx_id}`));
+    assert.equal((await ok('get_kuramoto_sync', {})).coupling, 2);
+    const both = await ok('undo', { steps: 2 });
+    assert.deepEqual(both.reverted_tx_ids, [first.tx_id, second.tx_id]);
+    assert.equal((await ok('get_kuramoto_sync', {})).coupling, 0.6);
+    assert.deepEqual(await scores(), configured);
+
     // Feedback on five questions, then a recalibration that moves the default score threshold.
     for (const name of CODENAMES.slice(0, 5)) {
       const r = await ok('search', { query_text: `what does ${name} report`, project_id: 'sync', limit: 5, score_threshold: 0 });
