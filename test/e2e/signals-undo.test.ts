@@ -1,5 +1,8 @@
 import assert from 'node:assert/strict';
+import { randomUUID } from 'node:crypto';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { after, before, describe, test } from 'node:test';
+import postgres from 'postgres';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { createApp, type App } from '../../src/app.js';
@@ -150,5 +153,58 @@ describe('signals: adjustments, feedback and recalibration are undone through th
     assert.deepEqual(metrics.map, { a: 1, b: 0 });
     assert.equal(metrics.recalibrated_at, null);
     assert.equal(metrics.observations, 25, 'the feedback itself stays until it is undone too');
+  });
+});
+
+// Two front ends on one Postgres database: the one that undoes announces it on cg_signals, and
+// the other's cached levels (what its searches read) follow without a restart.
+describe('signals undo across front ends (Postgres)', { skip: process.env.DATABASE_URL ? false : 'DATABASE_URL not set' }, () => {
+  const apps: App[] = [];
+  const dirs: Array<Awaited<ReturnType<typeof tempDir>>> = [];
+  let admin: ReturnType<typeof postgres>;
+  let dbName: string;
+  let client: Client;
+
+  before(async () => {
+    dbName = `cg_signals_undo_${randomUUID().replace(/-/g, '').slice(0, 12)}`;
+    admin = postgres(process.env.DATABASE_URL!, { max: 1, onnotice: () => {} });
+    await admin.unsafe(`create database ${dbName}`);
+    const url = new URL(process.env.DATABASE_URL!);
+    url.pathname = `/${dbName}`;
+    for (let i = 0; i < 2; i++) {
+      const dir = await tempDir();
+      dirs.push(dir);
+      const env = { CONTEXT_GRAPH_DATA_DIR: dir.path, DATABASE_URL: url.toString(), CONTEXT_GRAPH_AUTO_EDGES: 'off', CONTEXT_GRAPH_TOOLSETS: 'all', CONTEXT_GRAPH_SYNC_EVERY: '0' };
+      apps.push(await createApp(loadConfig(env), createLogger('warn')));
+    }
+    client = await inMemoryClient(apps[0]!, { name: 'signals-undo-a', actor: 'front-a' });
+  });
+  after(async () => {
+    await client?.close();
+    for (const app of apps) await app.close();
+    for (const dir of dirs) await dir.remove();
+    await admin?.unsafe(`drop database if exists ${dbName} with (force)`);
+    await admin?.end();
+  });
+
+  async function until(what: string, check: () => boolean): Promise<void> {
+    for (let i = 0; i < 200 && !check(); i++) await sleep(50);
+    assert.ok(check(), what);
+  }
+
+  test('an adjustment and its undo reach the other front end', async () => {
+    const other = apps[1]!.services.signals;
+    assert.equal(other.levels(Date.now()).noradrenaline, 0.5);
+    const r = (await client.callTool({
+      name: 'adjust_neuromodulator',
+      arguments: { modulator: 'noradrenaline', delta: 0.5, rationale: 'explore on every front end' },
+    })) as CallToolResult;
+    assert.equal(r.isError, undefined, JSON.stringify(r.content));
+    await until('the other front end sees the raised level', () => other.levels(Date.now()).noradrenaline > 0.99);
+    assert.ok(other.diversity(Date.now()) < 0.25, 'and its searches diversify');
+    const u = (await client.callTool({ name: 'undo', arguments: {} })) as CallToolResult;
+    assert.equal(u.isError, undefined, JSON.stringify(u.content));
+    await until('the other front end sees the undo', () => other.levels(Date.now()).noradrenaline === 0.5);
+    assert.equal(other.diversity(Date.now()), 1);
   });
 });
