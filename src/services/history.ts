@@ -25,6 +25,7 @@ import { advisoryXactLock, LOCKS } from '../store/locks.js';
 import type { NodeRecord } from '../store/nodes-repo.js';
 import { latestTxId, type LoggedEntity } from '../store/tx-log.js';
 import { revertCollection } from './collections.js';
+import { revertSignal } from './signals/undo.js';
 import type { EmbeddingScheduler } from './embedding-scheduler.js';
 import { changeTypeOf, sameImage, state, type ChangeType, type Image } from './images.js';
 import { image, writeTransaction } from './writes.js';
@@ -202,13 +203,13 @@ export class HistoryService {
     const order: Array<{ entity: LoggedEntity; entityId: string }> = [];
     const seen = new Set<string>();
     for (const c of [...changes].reverse()) {
-      if (c.entity !== 'node' && c.entity !== 'edge' && c.entity !== 'collection') {
+      if (!['node', 'edge', 'collection', 'signal'].includes(c.entity)) {
         throw new AppError('CONFLICT', `Transaction ${c.tx_id} changed a ${c.entity}, which undo cannot restore.`, { tx_id: c.tx_id, entity: c.entity });
       }
       const key = `${c.entity}\u0000${c.entity_id}`;
       if (seen.has(key)) continue;
       seen.add(key);
-      order.push({ entity: c.entity, entityId: c.entity_id });
+      order.push({ entity: c.entity as LoggedEntity, entityId: c.entity_id });
     }
 
     // Lock the live rows first, so no writer changes them between the check and the restore.
@@ -274,11 +275,11 @@ export class HistoryService {
         if (before === null && after === null) continue;
         log({ entity: 'node', entityId: t.entityId, before, after });
         out.push({ entity: 'node', entity_id: t.entityId, change_type: changeTypeOf(state(before), state(after)) });
-      } else if (t.entity === 'collection') {
-        const { before, after } = await revertCollection(tx, t.entityId, t.target);
+      } else if (t.entity === 'collection' || t.entity === 'signal') {
+        const { before, after } = await (t.entity === 'collection' ? revertCollection : revertSignal)(tx, t.entityId, t.target);
         if (before === null && after === null) continue;
-        log({ entity: 'collection', entityId: t.entityId, before, after });
-        out.push({ entity: 'collection', entity_id: t.entityId, change_type: changeTypeOf(state(before), state(after)) });
+        log({ entity: t.entity, entityId: t.entityId, before, after });
+        out.push({ entity: t.entity, entity_id: t.entityId, change_type: changeTypeOf(state(before), state(after)) });
       } else {
         const current = edges.get(t.entityId) ?? null;
         const before = current ? (image(current) as unknown as Image) : null;

@@ -80,3 +80,40 @@ export async function metaLog(q: Queryable, projectId: string | null, limit: num
   );
   return rows.map((r) => ({ ...r, id: Number(r.id) }));
 }
+
+/** The refit λ of a project and the stored L of the given memories, under row locks (what the log records of a refit). */
+export async function lambdaImage(q: Queryable, projectId: string, nids: readonly number[]) {
+  const [row] = await q.query<{ lambda_s: number; lambda_c: number; fitted_at: Date } & Record<string, unknown>>(
+    `select lambda_s, lambda_c, fitted_at from utl_lambdas where project_id = $1 for update`,
+    [projectId],
+  );
+  const ls = await q.query<{ nid: number; learning: number }>(
+    `select node_nid as nid, learning from fingerprints where node_nid = any($1::bigint[]) order by node_nid for update`,
+    [[...nids]],
+  );
+  return {
+    project_id: projectId,
+    lambda_s: row ? Number(row.lambda_s) : null,
+    lambda_c: row ? Number(row.lambda_c) : null,
+    fitted_at: row ? row.fitted_at.toISOString() : null,
+    learning: ls.map((r) => [Number(r.nid), Number(r.learning)] as [number, number]),
+  };
+}
+
+/** Puts a logged λ image back: the row (absent when λ_S is null: the lifecycle λ again) and the L values. */
+export async function restoreLambda(
+  q: Queryable,
+  img: { project_id: string; lambda_s: number | null; lambda_c: number | null; fitted_at: string | null; learning: Array<[number, number]> },
+): Promise<void> {
+  if (img.lambda_s === null || img.lambda_c === null) await q.query(`delete from utl_lambdas where project_id = $1`, [img.project_id]);
+  else
+    await q.query(
+      `insert into utl_lambdas (project_id, lambda_s, lambda_c, fitted_at) values ($1, $2, $3, $4)
+       on conflict (project_id) do update set lambda_s = excluded.lambda_s, lambda_c = excluded.lambda_c, fitted_at = excluded.fitted_at`,
+      [img.project_id, img.lambda_s, img.lambda_c, img.fitted_at],
+    );
+  await updateLearning(
+    q,
+    img.learning.map(([nid, learning]) => ({ nid, learning })),
+  );
+}

@@ -49,11 +49,13 @@ export interface AdjustmentRow {
   impulse: number | null;
 }
 
-export async function insertAdjustments(q: Queryable, rows: readonly Adjustment[]): Promise<void> {
-  if (rows.length === 0) return;
-  await q.query(
+/** Inserts the rows and answers their images (what the transaction log records of each). */
+export async function insertAdjustments(q: Queryable, rows: readonly Adjustment[]): Promise<Array<Record<string, unknown> & { id: number }>> {
+  if (rows.length === 0) return [];
+  return q.query<Record<string, unknown> & { id: number }>(
     `insert into signal_adjustments (subsystem, target, before, after, source, actor, rationale, job_id, impulse)
-     select * from unnest($1::text[], $2::text[], $3::jsonb[], $4::jsonb[], $5::text[], $6::text[], $7::text[], $8::text[], $9::float8[])`,
+     select * from unnest($1::text[], $2::text[], $3::jsonb[], $4::jsonb[], $5::text[], $6::text[], $7::text[], $8::text[], $9::float8[])
+     returning *`,
     [
       rows.map((r) => r.subsystem),
       rows.map((r) => r.target),
@@ -142,12 +144,13 @@ export interface NewOutcome {
   actor: string;
 }
 
-export async function insertOutcomes(q: Queryable, rows: readonly NewOutcome[]): Promise<number[]> {
+/** Inserts the rows and answers their images (what the transaction log records of each). */
+export async function insertOutcomes(q: Queryable, rows: readonly NewOutcome[]): Promise<Array<Record<string, unknown> & { id: number }>> {
   if (rows.length === 0) return [];
-  const out = await q.query<{ id: number }>(
+  return q.query<Record<string, unknown> & { id: number }>(
     `insert into retrieval_outcomes (retrieval_id, nid, node_id, outcome, score, rank, session_id, actor)
      select * from unnest($1::bigint[], $2::bigint[], $3::text[], $4::text[], $5::float8[], $6::int[], $7::text[], $8::text[])
-     returning id`,
+     returning *`,
     [
       rows.map((r) => r.retrievalId),
       rows.map((r) => r.nid),
@@ -159,7 +162,6 @@ export async function insertOutcomes(q: Queryable, rows: readonly NewOutcome[]):
       rows.map((r) => r.actor),
     ],
   );
-  return out.map((r) => Number(r.id));
 }
 
 export async function outcomesSince(q: Queryable, since: Date): Promise<Array<{ outcome: OutcomeKind; at: Date }>> {
@@ -186,4 +188,41 @@ export async function outcomeCounts(q: Queryable): Promise<Array<{ outcome: Outc
   return q.query<{ outcome: OutcomeKind; n: number; linked: number; last_at: Date | null }>(
     `select outcome, count(*)::int as n, count(retrieval_id)::int as linked, max(at) as last_at from retrieval_outcomes group by outcome order by outcome`,
   );
+}
+
+// Undo of signal changes (the transaction-log entity 'signal'): a row of signal_state,
+// signal_adjustments or retrieval_outcomes, read under a row lock, removed or put back as logged.
+
+export type SignalTable = 'signal_state' | 'signal_adjustments' | 'retrieval_outcomes';
+const KEY_OF: Record<SignalTable, string> = { signal_state: 'key', signal_adjustments: 'id', retrieval_outcomes: 'id' };
+
+export async function signalRowForUpdate(q: Queryable, table: SignalTable, key: string): Promise<Record<string, unknown> | null> {
+  const [row] = await q.query<Record<string, unknown>>(`select * from ${table} where ${KEY_OF[table]}::text = $1 for update`, [key]);
+  return row ?? null;
+}
+
+export async function deleteSignalRow(q: Queryable, table: SignalTable, key: string): Promise<void> {
+  await q.query(`delete from ${table} where ${KEY_OF[table]}::text = $1`, [key]);
+}
+
+/** Puts a logged image back (insert or overwrite, keeping its id and timestamps) and answers the row. */
+export async function restoreSignalRow(q: Queryable, table: SignalTable, img: Record<string, unknown>): Promise<Record<string, unknown>> {
+  const [row] = await q.query<Record<string, unknown>>(
+    `insert into ${table} select * from jsonb_populate_record(null::${table}, $1::jsonb)
+     on conflict (${KEY_OF[table]}) do update set ${(await columnsOf(q, table))
+       .filter((c) => c !== KEY_OF[table])
+       .map((c) => `${c} = excluded.${c}`)
+       .join(', ')}
+     returning *`,
+    [JSON.stringify(img)],
+  );
+  return row!;
+}
+
+async function columnsOf(q: Queryable, table: SignalTable): Promise<string[]> {
+  const rows = await q.query<{ column_name: string }>(
+    `select column_name from information_schema.columns where table_schema = current_schema() and table_name = $1 order by ordinal_position`,
+    [table],
+  );
+  return rows.map((r) => r.column_name);
 }

@@ -1,7 +1,7 @@
 import type { Queryable } from './db.js';
 
-/** What the log records images of: nodes, edges and (db/080) collection declarations. */
-export type LoggedEntity = 'node' | 'edge' | 'collection';
+/** What the log records images of: nodes, edges, (db/080) collection declarations and (db/120) signal changes. */
+export type LoggedEntity = 'node' | 'edge' | 'collection' | 'signal';
 
 export interface TxChange {
   entity: LoggedEntity;

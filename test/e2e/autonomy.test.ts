@@ -226,5 +226,18 @@ describe('autonomous services and meta-UTL', () => {
     const log = await ok('get_meta_learning_log', { project_id: M });
     assert.equal(log.entries[0].event, 'lambda_recalibration');
     assert.equal(log.entries[0].details.after.lambda_s, r.after.lambda_s);
+
+    // The refit is one logged transaction naming its reason: undo puts the lifecycle λ and every rewritten L back.
+    const tx = (await ok('history', { limit: 20 })).items.find((i: any) => i.tx_id === r.tx_id);
+    assert.equal(tx.op, 'lambda_recalibration');
+    assert.equal(tx.rationale, r.reason);
+    const undone = await ok('undo', { tx_id: r.tx_id });
+    assert.deepEqual(undone.entities, [{ entity: 'signal', entity_id: `lambda:${M}`, change_type: 'update' }]);
+    assert.equal((await ok('get_meta_learning_status', { project_id: M })).lambda.source, 'lifecycle');
+    for (const id of changed) assert.equal((await fingerprint(id)).learning, fps.get(id).learning, 'L as the lifecycle λ gave it');
+    await ok('undo', { redo: true });
+    const redone = await ok('get_meta_learning_status', { project_id: M });
+    assert.equal(redone.lambda.source, 'fitted');
+    assert.equal(redone.lambda.lambda_s, r.after.lambda_s);
   });
 });

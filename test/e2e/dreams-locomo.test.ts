@@ -26,6 +26,8 @@ describe('dreams over one LoCoMo conversation', { skip }, () => {
   let dir: Awaited<ReturnType<typeof tempDir>>;
   let client: Client;
   let conv: ConversationStore;
+  /** Each question's search answer (memory ids), as the agent saw it before any dream. */
+  const answers = new Map<string, string[]>();
 
   before(async () => {
     dir = await tempDir();
@@ -35,7 +37,11 @@ describe('dreams over one LoCoMo conversation', { skip }, () => {
     conv = conversationStore(sample);
     for (const records of [...batches(conv.memories), ...batches(conv.edges)]) await ok('import_records', { records, project_id: conv.projectId });
     for (const q of sample.questions.slice(0, QUESTIONS)) {
-      await ok('search', { query_text: q.text, project_id: conv.projectId, score_threshold: 0 });
+      const found = await ok('search', { query_text: q.text, project_id: conv.projectId, score_threshold: 0 });
+      answers.set(
+        q.text,
+        found.hits.map((h: any) => h.id),
+      );
       await ok('query', { query: q.text, project_id: conv.projectId });
     }
   });
@@ -70,9 +76,20 @@ describe('dreams over one LoCoMo conversation', { skip }, () => {
     const one = await ok('get_neighborhood', { node_id: s.from.id, depth: 1, min_weight: 0, limit: 200 });
     assert.ok(one.neighbors.some((n: any) => n.id === s.to.id && n.edge_type === 'Shortcut'));
 
+    // A real question returned both turns: its answer is now one hop from the turn it found.
+    const asked = [...answers.entries()].filter(([, hits]) => hits.includes(s.from.id) && hits.includes(s.to.id));
+    assert.ok(asked.length > 0, 'a question that returned both turns');
+
     await ok('undo', { tx_id: rem.tx_id });
     assert.equal((await ok('get_amortized_shortcuts', { project_id: conv.projectId })).shortcuts.length, 0);
     const again = await ok('get_neighborhood', { node_id: s.from.id, depth: 1, min_weight: 0, limit: 200 });
     assert.ok(!again.neighbors.some((n: any) => n.edge_type === 'Shortcut'));
+    // Without the shortcut that question needs the walk the shortcut replaced again.
+    assert.ok(!again.neighbors.some((n: any) => n.id === s.to.id), 'not one hop apart any more');
+    const walk = await ok('get_neighborhood', { node_id: s.from.id, depth: s.hops_replaced, min_weight: 0, limit: 200 });
+    assert.ok(
+      walk.neighbors.some((n: any) => n.id === s.to.id),
+      `${s.hops_replaced} hops reach it`,
+    );
   });
 });

@@ -72,4 +72,12 @@ describe('signals math', () => {
       [hits[0], hits[2]],
     );
   });
+
+  test('a space first seen at gain 0 (dopamine at its floor) gets phase 0, not NaN, and does not move', () => {
+    const phases = new Map<string, number>();
+    stepPhases(phases, new Map([['E1', 0.2]]), 0.6, 0);
+    assert.equal(phases.get('E1'), 0);
+    stepPhases(phases, new Map([['E1', 0.2]]), 0.6, 1);
+    assert.ok(phases.get('E1')! > 0, 'at gain 1 the disagreeing space moves');
+  });
 });

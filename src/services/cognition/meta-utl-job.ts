@@ -3,7 +3,8 @@ import type { SpaceId } from '../../embed/types.js';
 import { defineJob, type JobHandlerContext } from '../../jobs/define.js';
 import type { Db } from '../../store/db.js';
 import { liveMemoryCount } from '../../store/fingerprints-repo.js';
-import { appendMetaLog, fittedLambda, learningObservations, saveLambda, updateLearning, type LearningObservation } from '../../store/meta-utl-repo.js';
+import { appendMetaLog, fittedLambda, lambdaImage, learningObservations, saveLambda, updateLearning, type LearningObservation } from '../../store/meta-utl-repo.js';
+import { writeTransaction } from '../writes.js';
 import { recordRun } from '../../store/workspace-repo.js';
 import { utlWeight } from '../fingerprints.js';
 import { learningMagnitude, stageOf } from '../utl.js';
@@ -50,6 +51,7 @@ export const lambdaRecalibrationResult = z.object({
   after: lambdaShape.nullable(),
   grid: z.array(z.object({ lambda_s: z.number(), correlation: z.number().nullable() })),
   rewritten: z.number().int().describe('Fingerprints whose L was recomputed under the new λ.'),
+  tx_id: z.number().int().nullable().default(null).describe('The logged transaction of the refit: undo {tx_id} puts the previous λ and L back.'),
   reason: z.string(),
 });
 
@@ -60,7 +62,7 @@ export const lambdaRecalibrationResult = z.object({
  */
 export const lambdaRecalibrationJob = defineJob({
   type: 'lambda-recalibration',
-  payload: z.object({ project_id: z.string().min(1), trigger: z.enum(['tool', 'schedule']) }),
+  payload: z.object({ project_id: z.string().min(1), trigger: z.enum(['tool', 'schedule']), actor: z.string().nullable().default(null) }),
   progress,
   result: lambdaRecalibrationResult,
   attempts: 1,
@@ -105,9 +107,14 @@ export const lambdaRecalibrationJob = defineJob({
     if (!best) return logged(db, p, jobId, insufficient('L does not vary under any λ'));
     const lambdaC = round4(1 - best.lambda_s);
     const rewrites = obs.map((o) => ({ nid: o.nid, learning: relearn(o, best.lambda_s) }));
-    await db.transaction(async (tx) => {
+    const reason = `λ_S ${before.lambda_s} → ${best.lambda_s}: Spearman(L, retrievals) ${before.correlation ?? 'n/a'} → ${best.correlation} over ${obs.length} memories`;
+    // One logged transaction (entity 'signal', lambda:<project>): undo puts the λ and every rewritten L back.
+    const nids = rewrites.map((r) => r.nid);
+    const committed = await writeTransaction(db, 'lambda_recalibration', { actor: p.actor ?? 'autonomy', rationale: reason }, async (tx, log) => {
+      const imageBefore = await lambdaImage(tx, p.project_id, nids);
       await saveLambda(tx, p.project_id, best.lambda_s, lambdaC);
       await updateLearning(tx, rewrites);
+      log({ entity: 'signal', entityId: `lambda:${p.project_id}`, before: imageBefore, after: await lambdaImage(tx, p.project_id, nids) });
     });
     await report({ phase: 'rewrite', done: rewrites.length, total: rewrites.length });
     return logged(db, p, jobId, {
@@ -117,7 +124,8 @@ export const lambdaRecalibrationJob = defineJob({
       after: { lambda_s: best.lambda_s, lambda_c: lambdaC, correlation: best.correlation },
       grid,
       rewritten: rewrites.length,
-      reason: `λ_S ${before.lambda_s} → ${best.lambda_s}: Spearman(L, retrievals) ${before.correlation ?? 'n/a'} → ${best.correlation} over ${obs.length} memories`,
+      tx_id: committed.txId,
+      reason,
     });
   },
 });

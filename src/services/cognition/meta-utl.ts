@@ -51,7 +51,7 @@ export class MetaUtlService {
   }
 
   /** Job and payload of a λ refit (trigger_lambda_recalibration runs it). */
-  recalibration(projectId: string) {
-    return { job: lambdaRecalibrationJob, payload: { project_id: projectId, trigger: 'tool' as const } };
+  recalibration(projectId: string, actor: string | null = null) {
+    return { job: lambdaRecalibrationJob, payload: { project_id: projectId, trigger: 'tool' as const, actor } };
   }
 }

@@ -67,8 +67,9 @@ export function wrap(phi: number): number {
  * and they feel the pull of all of them.
  */
 export function stepPhases(phases: Map<string, number>, agreements: ReadonlyMap<string, number>, coupling: number, dt: number): void {
-  if (agreements.size === 0 || dt <= 0) return;
+  // A space's first retrieval gives it a phase even when the gain is 0 (dopamine at its floor).
   for (const name of agreements.keys()) if (!phases.has(name)) phases.set(name, 0);
+  if (agreements.size === 0 || dt <= 0) return;
   const n = phases.size;
   const h = dt / KURAMOTO.substeps;
   for (let s = 0; s < KURAMOTO.substeps; s++) {

@@ -7,6 +7,8 @@ import { calibrationMetrics, clampThreshold, DEFAULT_SCORE_THRESHOLD, fitPlatt, 
 import { levelsOf, readAnchor } from './levels.js';
 import { calibrationRate } from './neuromodulation.js';
 import { SIGNALS_CHANNEL } from './sync-job.js';
+import { logCreated, logState, stateImage } from './undo.js';
+import { writeTransaction } from '../writes.js';
 
 export interface CalibrationState {
   /** The `search` default score threshold. */
@@ -59,8 +61,11 @@ const pick = (m: ReturnType<typeof calibrationMetrics>) => ({ ece: m.ece, mce: m
  * lock on the state; the before/after of each change goes to the adjustment log.
  */
 export async function runRecalibration(db: Db, opts: { now: number; actor: string | null; jobId: string | null; rationale: string | null }): Promise<RecalibrationResult> {
-  return db.transaction(async (tx) => {
+  const op = 'recalibration';
+  const meta = { actor: opts.actor, rationale: opts.rationale };
+  const { result } = await writeTransaction(db, op, meta, async (tx, log) => {
     const state = await lockState<CalibrationState>(tx, CALIBRATION_KEY, INITIAL_CALIBRATION);
+    const stateBefore = await stateImage(tx, CALIBRATION_KEY);
     const obs = await readObservations(tx);
     const before = calibrationMetrics(obs, state.map);
     const base = { observations: obs.length, needed: MIN_OBSERVATIONS, threshold_before: state.score_threshold, before: pick(before) };
@@ -81,16 +86,20 @@ export async function runRecalibration(db: Db, opts: { now: number; actor: strin
     };
     const after = calibrationMetrics(obs, map);
     const why = `${obs.length} feedback observations; ECE ${before.ece?.toFixed(3)} → ${after.ece?.toFixed(3)}`;
-    const common = { subsystem: 'calibration' as const, source: 'recalibration', actor: opts.actor, rationale: opts.rationale ?? why, jobId: opts.jobId };
+    meta.rationale = opts.rationale ?? why;
+    const common = { subsystem: 'calibration' as const, source: 'recalibration', actor: opts.actor, rationale: meta.rationale, jobId: opts.jobId };
     const adjustments: Adjustment[] = [
       { ...common, target: 'score_map', before: state.map, after: map },
       { ...common, target: 'score_threshold', before: state.score_threshold, after: next.score_threshold },
     ];
     await writeState(tx, CALIBRATION_KEY, next);
-    await insertAdjustments(tx, adjustments);
+    // One logged transaction: undo puts the map and the threshold back.
+    await logState(tx, log, CALIBRATION_KEY, stateBefore);
+    logCreated(log, 'adjustment', await insertAdjustments(tx, adjustments));
     await notify(tx, SIGNALS_CHANNEL, CALIBRATION_KEY);
     return { status: 'recalibrated' as const, ...base, threshold_after: next.score_threshold, fitted_threshold: next.fitted_threshold, rate, after: pick(after) };
   });
+  return result;
 }
 
 const progress = z.object({ done: z.number().int(), total: z.number().int(), message: z.string() });

@@ -1,7 +1,7 @@
 import { enqueueJob } from '../../jobs/define.js';
 import type { JobQueue } from '../../jobs/queue.js';
 import type { Logger } from '../../log.js';
-import type { Db } from '../../store/db.js';
+import type { Db, Queryable } from '../../store/db.js';
 import { notify } from '../../store/locks.js';
 import { insertAdjustments, insertOutcomes, readState, retrievalShowing, type NewOutcome, type OutcomeKind } from '../../store/signals-repo.js';
 import { SIGNAL_WEIGHTS, type RetrievalDynamics } from '../search.js';
@@ -10,6 +10,8 @@ import { levelsOf, rawLevel, readAnchor, type ModulatorAnchor } from './levels.j
 import { MAX_ADJUST, mmrLambda, weightSpread, type Modulator } from './neuromodulation.js';
 import { calibrationReport, kuramotoReport, neuromodulationReport, steeringReport, thresholdReport } from './reports.js';
 import { CALIBRATION_KEY, INITIAL_CALIBRATION, type CalibrationState } from './recalibration.js';
+import { logCreated, type Log } from './undo.js';
+import { writeTransaction } from '../writes.js';
 import { factorsOf, INITIAL_KURAMOTO, KURAMOTO_KEY, kuramotoSyncJob, SIGNALS_CHANNEL, type KuramotoState } from './sync-job.js';
 
 /** The caller's recent retrievals searched for the one that showed a memory given feedback. */
@@ -37,6 +39,8 @@ export class SignalsService implements RetrievalDynamics {
   private sinceSync = 0;
   private reloading: Promise<void> | null = null;
   private reloadAgain = false;
+  private started = 0;
+  private applied = 0;
 
   constructor(private readonly deps: { db: Db; queue: JobQueue; logger: Logger; syncEvery: number }) {}
 
@@ -53,10 +57,15 @@ export class SignalsService implements RetrievalDynamics {
 
   /** Reads the state documents and the modulator impulses once; the hot path reads only what this sets. */
   async reload(): Promise<void> {
+    // Reloads may overlap (an announcement's and a refresh): the one started last read the newest state.
+    const seq = ++this.started;
     const now = Date.now();
     const kuramoto = (await readState<KuramotoState>(this.deps.db, KURAMOTO_KEY)) ?? INITIAL_KURAMOTO;
     const calibration = (await readState<CalibrationState>(this.deps.db, CALIBRATION_KEY)) ?? INITIAL_CALIBRATION;
-    this.anchor = await readAnchor(this.deps.db, now);
+    const anchor = await readAnchor(this.deps.db, now);
+    if (seq < this.applied) return;
+    this.applied = seq;
+    this.anchor = anchor;
     this.factors = factorsOf(kuramoto);
     this.threshold = calibration.score_threshold;
   }
@@ -115,7 +124,10 @@ export class SignalsService implements RetrievalDynamics {
     outcome: OutcomeKind,
     retrievalId: number | null = null,
   ): Promise<RecordedOutcome[]> {
-    const out = await this.deps.db.transaction(async (tx) => {
+    // Feedback is a logged transaction (undo takes its impulses and observations back); a hydrated
+    // citation is evidence of use from a read, recorded like the retrieval log, outside it.
+    const logged = outcome !== 'hydrated';
+    const run = async (tx: Queryable, log: Log) => {
       const rows: NewOutcome[] = [];
       for (const node of nodes) {
         const shown = await retrievalShowing(tx, { nodeId: node.id, sessionId: caller.session, actor: caller.actor, retrievalId, recent: FEEDBACK_LOOKBACK });
@@ -130,11 +142,15 @@ export class SignalsService implements RetrievalDynamics {
           actor: caller.actor,
         });
       }
-      await insertOutcomes(tx, rows);
+      logCreated(log, 'outcome', await insertOutcomes(tx, rows));
       await notify(tx, SIGNALS_CHANNEL, 'outcomes');
       return rows.map((r) => ({ node_id: r.nodeId, outcome: r.outcome, retrieval_id: r.retrievalId, score: r.score, rank: r.rank }));
-    });
-    await this.reloadSoon();
+    };
+    const rationale = `${outcome} feedback on ${nodes.length} ${nodes.length === 1 ? 'memory' : 'memories'}`;
+    const out = logged
+      ? (await writeTransaction(this.deps.db, 'record_feedback', { actor: caller.actor, rationale }, run)).result
+      : await this.deps.db.transaction((tx) => run(tx, () => undefined));
+    await this.refresh();
     return out;
   }
 
@@ -142,17 +158,20 @@ export class SignalsService implements RetrievalDynamics {
   async adjustModulator(modulator: Modulator, delta: number, who: { actor: string; rationale: string | null }): Promise<{ before: number; after: number }> {
     if (Math.abs(delta) > MAX_ADJUST) throw new RangeError(`delta must be within ±${MAX_ADJUST}`);
     const now = Date.now();
-    const result = await this.deps.db.transaction(async (tx) => {
+    const { result } = await writeTransaction(this.deps.db, 'adjust_neuromodulator', { actor: who.actor, rationale: who.rationale }, async (tx, log) => {
       const anchor = await readAnchor(tx, now);
       const before = levelsOf(anchor, now)[modulator];
       const after = Math.min(1, Math.max(0, before + delta));
       // The impulse takes the unclamped level (outcomes may have pushed it past a bound) to `after`.
       const impulse = after - rawLevel(anchor, modulator, now);
-      await insertAdjustments(tx, [{ subsystem: 'neuromodulation', target: modulator, before, after, impulse, source: 'manual', actor: who.actor, rationale: who.rationale }]);
+      const rows = await insertAdjustments(tx, [
+        { subsystem: 'neuromodulation', target: modulator, before, after, impulse, source: 'manual', actor: who.actor, rationale: who.rationale },
+      ]);
+      logCreated(log, 'adjustment', rows);
       await notify(tx, SIGNALS_CHANNEL, 'neuromodulation');
       return { before, after };
     });
-    await this.reloadSoon();
+    await this.refresh();
     return result;
   }
 
@@ -187,8 +206,11 @@ export class SignalsService implements RetrievalDynamics {
     return steeringReport(this.deps.db, Date.now(), limit);
   }
 
-  /** After a job of this process changed the state (the announcement may arrive later). */
+  /**
+   * After a change this process made (a job, an undo): the announcement may arrive later, and a
+   * reload already in flight may have read the state before the change, so this one reads it anew.
+   */
   refresh(): Promise<void> {
-    return this.reloadSoon();
+    return this.reload();
   }
 }

@@ -6,6 +6,8 @@ import { insertAdjustments, lockState, retrievalsAfter, writeState, type Adjustm
 import { agreementOf, KURAMOTO, nextCoherence, orderParameter, stepPhases, syncFactor } from './kuramoto.js';
 import { levelsOf, readAnchor } from './levels.js';
 import { syncGain } from './neuromodulation.js';
+import { logCreated, logState, stateImage } from './undo.js';
+import { writeTransaction } from '../writes.js';
 
 /** Announced after every change of a signal's state, so each front end reloads its cached weights. */
 export const SIGNALS_CHANNEL = 'cg_signals';
@@ -62,8 +64,12 @@ export async function runSyncStep(
   db: Db,
   opts: { now: number; actor: string | null; jobId: string | null; coupling?: { value: number; rationale: string | null } },
 ): Promise<SyncResult> {
-  const result = await db.transaction(async (tx) => {
+  const op = opts.coupling ? 'adjust_coupling' : 'kuramoto_sync';
+  const why = opts.coupling?.rationale ?? (opts.coupling ? `coupling K → ${opts.coupling.value}` : 'sync step over the retrieval log');
+  const meta = { actor: opts.actor, rationale: why };
+  const { result } = await writeTransaction(db, op, meta, async (tx, log) => {
     const state = await lockState<KuramotoState>(tx, KURAMOTO_KEY, INITIAL_KURAMOTO);
+    const stateBefore = await stateImage(tx, KURAMOTO_KEY);
     const adjustments: Adjustment[] = [];
     if (opts.coupling && opts.coupling.value !== state.coupling) {
       adjustments.push({
@@ -99,6 +105,8 @@ export async function runSyncStep(
       state.steps += rows.length;
       state.stepped_at = new Date(opts.now).toISOString();
     }
+    if (!opts.coupling)
+      meta.rationale = `sync step: ${rows.length} retrievals after #${stateBefore?.value ? (stateBefore.value as KuramotoState).cursor : 0}, gain ${gain.toFixed(2)}`;
     const after = factorsOf(state);
     const changed = Object.entries(after)
       .filter(([signal, f]) => before[signal] === undefined || Math.abs(f - before[signal]) >= LOGGED_CHANGE)
@@ -116,7 +124,9 @@ export async function runSyncStep(
       });
     }
     await writeState(tx, KURAMOTO_KEY, state);
-    await insertAdjustments(tx, adjustments);
+    // One logged transaction: undo puts the coupling, phases and cursor back (the retrievals are stepped again later).
+    await logState(tx, log, KURAMOTO_KEY, stateBefore);
+    logCreated(log, 'adjustment', await insertAdjustments(tx, adjustments));
     await notify(tx, SIGNALS_CHANNEL, KURAMOTO_KEY);
     const order = orderParameter(phases.values());
     return { retrievals: rows.length, cursor: state.cursor, coupling: state.coupling, gain, r: order?.r ?? null, psi: order?.psi ?? null, changed };

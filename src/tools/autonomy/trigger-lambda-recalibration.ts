@@ -15,7 +15,7 @@ const output = lambdaRecalibrationResult.extend({
 export const triggerLambdaRecalibrationTool = defineTool({
   name: 'trigger_lambda_recalibration',
   title: 'Refit the UTL λ weights from observed retrievals',
-  description: `Runs the λ-recalibration job with progress: over the project's fingerprinted memories it tries λ_S = 0.05…0.95 (λ_C = 1 − λ_S) and keeps the one whose L = ΔS^λS · ΔC^λC ranks memories most like their later retrievals (Spearman). The stored L values are recomputed, new fingerprints use the refit λ, and the meta-learning log records before and after.
+  description: `Runs the λ-recalibration job with progress: over the project's fingerprinted memories it tries λ_S = 0.05…0.95 (λ_C = 1 − λ_S) and keeps the one whose L = ΔS^λS · ΔC^λC ranks memories most like their later retrievals (Spearman). The stored L values are recomputed, new fingerprints use the refit λ, and the meta-learning log records before and after; undo {tx_id} puts both back.
 When to use: get_meta_learning_status shows L predicting retrieval poorly, after the project has been used for a while.
 Example: {}
 Advanced: {"project_id": "team-x", "format": "json"}`,
@@ -23,7 +23,7 @@ Advanced: {"project_id": "team-x", "format": "json"}`,
   input,
   output,
   async handler(args, ctx) {
-    const { job, payload } = ctx.services.metaUtl.recalibration(args.project_id);
+    const { job, payload } = ctx.services.metaUtl.recalibration(args.project_id, ctx.actor);
     const r = await ctx.jobs.run(job, payload);
     if ('status' in r && r.status === 'accepted') {
       const lambda = (await ctx.services.metaUtl.status(args.project_id)).lambda;
@@ -37,6 +37,7 @@ Advanced: {"project_id": "team-x", "format": "json"}`,
         after: null,
         grid: [],
         rewritten: 0,
+        tx_id: null,
         reason: 'running in the background',
       };
     }

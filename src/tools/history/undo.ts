@@ -17,7 +17,9 @@ const output = z.object({
   reverted_tx_ids: z.array(z.number().int()),
   entities: z.array(
     z.object({
-      entity: z.enum(['node', 'edge', 'collection']),
+      entity: z
+        .enum(['node', 'edge', 'collection', 'signal'])
+        .describe('signal: a learning-signal change (coupling and sync state, a neuromodulator adjustment, feedback, a recalibration, a λ refit).'),
       entity_id: z.string(),
       change_type: z.enum(['create', 'update', 'delete', 'restore']),
     }),
@@ -45,6 +47,8 @@ Advanced: {"steps": 3, "scope": "all", "rationale": "the import wrote into the w
       { steps: args.steps ?? 1, redo: args.redo, txId: args.tx_id, rationale: args.rationale ?? null, onlyActor: args.scope === 'all' ? null : ctx.actor },
       ctx.actor,
     );
+    // Every front end reloads its signal cache on the announcement; this one before answering.
+    if (r.entities.some((e) => e.entity === 'signal')) await ctx.services.signals.refresh();
     return { kind: 'undone:v1' as const, tx_id: r.txId, op: r.op, reverted_tx_ids: r.revertedTxIds, entities: r.entities };
   },
   render(r) {

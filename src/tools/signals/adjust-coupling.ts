@@ -20,7 +20,7 @@ const output = z.object({
 export const adjustCouplingTool = defineTool({
   name: 'adjust_coupling',
   title: 'Set the Kuramoto coupling',
-  description: `Set the coupling K (${KURAMOTO.minCoupling}–${KURAMOTO.maxCoupling}) with which the fused ranking pulls the embedding spaces into sync, then run a sync step over the retrievals logged since the last one (a job, with progress). Higher K tolerates more disagreement before a space is down-weighted; lower K lets disagreeing spaces drift out of fusion sooner. Logged with before/after and your rationale (get_steering_feedback lists it); set the previous value to revert.
+  description: `Set the coupling K (${KURAMOTO.minCoupling}–${KURAMOTO.maxCoupling}) with which the fused ranking pulls the embedding spaces into sync, then run a sync step over the retrievals logged since the last one (a job, with progress). Higher K tolerates more disagreement before a space is down-weighted; lower K lets disagreeing spaces drift out of fusion sooner. Logged with before/after and your rationale (get_steering_feedback lists it), as one transaction: undo puts the coupling and the phases back.
 When to use: search leans too hard on one space, or ignores one that disagrees for good reasons.
 Example: {"coupling": 2, "rationale": "keep the keyword space in fusion for code questions"}
 Advanced: {"coupling": 0.3, "rationale": "let spaces that disagree with the consensus fall away quickly", "format": "json"}`,

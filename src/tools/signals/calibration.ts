@@ -76,7 +76,7 @@ Advanced: {"format": "json"}`,
 export const triggerRecalibrationTool = defineTool({
   name: 'trigger_recalibration',
   title: 'Recalibrate thresholds from feedback',
-  description: `A job: fits the score → relevance map (Platt scaling) to the relevance feedback recorded on shown hits, and moves the search score threshold towards the score the map calls 50 % relevant, by the acetylcholine learning rate. Needs at least 10 observations (otherwise nothing changes and it says so). Before/after go to the adjustment log (get_steering_feedback).
+  description: `A job: fits the score → relevance map (Platt scaling) to the relevance feedback recorded on shown hits, and moves the search score threshold towards the score the map calls 50 % relevant, by the acetylcholine learning rate. Needs at least 10 observations (otherwise nothing changes and it says so). Before/after go to the adjustment log (get_steering_feedback); undo restores the previous map and threshold.
 When to use: after recording feedback with record_feedback, so the default search threshold follows what you found relevant.
 Example: {}
 Advanced: {"rationale": "a week of feedback on the support project", "format": "json"}`,

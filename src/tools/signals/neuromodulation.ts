@@ -61,7 +61,7 @@ Advanced: {"modulator": "dopamine", "format": "json"}`,
 export const adjustNeuromodulatorTool = defineTool({
   name: 'adjust_neuromodulator',
   title: 'Move a neuromodulator',
-  description: `Move one neuromodulator by delta (−${MAX_ADJUST}…${MAX_ADJUST}); the level stays within [0, 1] and decays back to its baseline with the modulator's half-life. Logged with before/after and your rationale. Raising noradrenaline makes search return more diverse results (fewer near duplicates); raising acetylcholine makes the next recalibration move thresholds further; serotonin above baseline evens out the fusion weights, below sharpens the down-weighting of spaces out of sync; dopamine scales how fast sync follows new evidence.
+  description: `Move one neuromodulator by delta (−${MAX_ADJUST}…${MAX_ADJUST}); the level stays within [0, 1] and decays back to its baseline with the modulator's half-life. Logged with before/after and your rationale; undo takes the adjustment back. Raising noradrenaline makes search return more diverse results (fewer near duplicates); raising acetylcholine makes the next recalibration move thresholds further; serotonin above baseline evens out the fusion weights, below sharpens the down-weighting of spaces out of sync; dopamine scales how fast sync follows new evidence.
 When to use: explore (noradrenaline up) when results repeat themselves; learn faster from feedback (acetylcholine up).
 Example: {"modulator": "noradrenaline", "delta": 0.4, "rationale": "results are near duplicates of each other"}
 Advanced: {"modulator": "acetylcholine", "delta": -0.2, "rationale": "feedback today is noisy, calibrate slowly", "format": "json"}`,

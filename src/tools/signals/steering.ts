@@ -5,7 +5,7 @@ import { nodeIdField } from '../kit/fields.js';
 export const recordFeedbackTool = defineTool({
   name: 'record_feedback',
   title: 'Say which results were relevant',
-  description: `Mark memories a search or query showed you as relevant or not. Each verdict is linked to your latest retrieval that showed the memory (or to retrieval_id), with the score it was shown at: it rewards or penalises (dopamine; irrelevant results also raise noradrenaline, so search explores), and it is what trigger_recalibration fits the search score threshold to. hydrate_citation counts as a weak positive by itself.
+  description: `Mark memories a search or query showed you as relevant or not. Each verdict is linked to your latest retrieval that showed the memory (or to retrieval_id), with the score it was shown at: it rewards or penalises (dopamine; irrelevant results also raise noradrenaline, so search explores), and it is what trigger_recalibration fits the search score threshold to. hydrate_citation counts as a weak positive by itself. One transaction: undo takes the verdicts back.
 When to use: after using (or discarding) search results, so the server learns what a good score is.
 Example: {"node_ids": ["01J9Z3K6Q4M8W2X5Y7R1T0V3AB"], "relevant": true}
 Advanced: {"node_ids": ["[node_0190f3a2c4e5b6d7e8f9a0b1c2d3e4f5]", "01J9Z3K6Q4M8W2X5Y7R1T0V3AC"], "relevant": false, "retrieval_id": 42, "format": "json"}`,
