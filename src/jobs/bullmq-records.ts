@@ -46,8 +46,7 @@ export function bullmqRecords(queue: Queue, producer: Redis, run: <T>(fn: () => 
   }
 
   function fromJob(job: Job, list: JobType | 'unknown', marker: Marker | undefined): JobRecord {
-    const state: RecordState =
-      list === 'active' ? 'active' : list === 'completed' ? 'completed' : list === 'failed' ? (marker ? 'cancelled' : 'failed') : 'waiting';
+    const state: RecordState = list === 'active' ? 'active' : list === 'completed' ? 'completed' : list === 'failed' ? (marker ? 'cancelled' : 'failed') : 'waiting';
     const record: JobRecord = {
       id: job.id!,
       type: job.name,
@@ -92,7 +91,7 @@ export function bullmqRecords(queue: Queue, producer: Redis, run: <T>(fn: () => 
       const m = marker ? (JSON.parse(marker) as Marker) : undefined;
       if (!job) return m ? fromMarker(jobId, m) : null;
       const state = await run(() => queue.getJobState(jobId));
-      return fromJob(job, state === 'unknown' ? 'wait' : (state as JobType), m);
+      return fromJob(job, state === 'unknown' ? 'wait' : state, m);
     },
 
     async records(q: RecordQuery): Promise<JobRecord[]> {

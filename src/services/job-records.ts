@@ -57,9 +57,7 @@ const iso = (ms: number | null) => (ms === null ? null : new Date(ms).toISOStrin
 export class JobRecordsService {
   private readonly byType: ReadonlyMap<string, AnyJobDefinition>;
 
-  constructor(
-    private readonly deps: { queue: JobQueue; jobs?: ReadonlyArray<AnyJobDefinition> },
-  ) {
+  constructor(private readonly deps: { queue: JobQueue; jobs?: ReadonlyArray<AnyJobDefinition> }) {
     this.byType = new Map((deps.jobs ?? JOBS).map((j) => [j.type, j]));
   }
 
@@ -118,7 +116,12 @@ export class JobRecordsService {
       return { ...base, state: 'completed', error: { code: 'JOB_FAILED', message: `job ${r.id} returned a result this server version cannot read` } };
     }
     if (def.cancelledBy?.(parsed.data)) {
-      return { ...base, state: 'cancelled', result: parsed.data, error: { code: 'JOB_CANCELLED', message: `job ${r.id} (${r.type}) stopped on request; its result says what had finished` } };
+      return {
+        ...base,
+        state: 'cancelled',
+        result: parsed.data,
+        error: { code: 'JOB_CANCELLED', message: `job ${r.id} (${r.type}) stopped on request; its result says what had finished` },
+      };
     }
     return { ...base, state: 'completed', result: parsed.data };
   }

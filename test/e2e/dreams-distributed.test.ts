@@ -87,7 +87,10 @@ test('a dream run by a worker process streams phases over Streamable HTTP, is ab
   const committed = dream.phases.map((p: any) => p.tx_id).filter((id: number | null) => id !== null);
   const since = (await ok(client, 'history', { limit: 100 })).items.filter((tx: any) => tx.tx_id > txBefore);
   assert.deepEqual(
-    since.filter((tx: any) => tx.op.startsWith('dream.')).map((tx: any) => tx.tx_id).sort(),
+    since
+      .filter((tx: any) => tx.op.startsWith('dream.'))
+      .map((tx: any) => tx.tx_id)
+      .sort(),
     [...committed].sort(),
     JSON.stringify(since.map((tx: any) => [tx.tx_id, tx.op])),
   );

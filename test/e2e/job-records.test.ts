@@ -53,7 +53,13 @@ for (const backend of [
     before(async () => {
       dir = await tempDir();
       // Wait 0: every tool that runs a job answers "accepted" at once, and the outcome is read later.
-      const config = loadConfig({ CONTEXT_GRAPH_DATA_DIR: dir.path, CONTEXT_GRAPH_TOOLSETS: 'all', CONTEXT_GRAPH_AUTO_EDGES: 'off', CONTEXT_GRAPH_JOB_WAIT_MS: '0', ...backend.env });
+      const config = loadConfig({
+        CONTEXT_GRAPH_DATA_DIR: dir.path,
+        CONTEXT_GRAPH_TOOLSETS: 'all',
+        CONTEXT_GRAPH_AUTO_EDGES: 'off',
+        CONTEXT_GRAPH_JOB_WAIT_MS: '0',
+        ...backend.env,
+      });
       app = await createApp(config, logger);
       client = await inMemoryClient(app, { name: 'job-records', actor: 'job-records' });
       http = await startHttpServer({ host: '127.0.0.1', port: 0, logger, health: () => app.health(), transports: [restGateway(app)] });
@@ -73,7 +79,15 @@ for (const backend of [
 
       // abort_dream before the job starts: it runs, finds the flag and stops with nothing done.
       const { job, payload } = await app.services.dreams.prepareDream('rem', {
-        projectId: 'empty', budget: { max_operations: 100, max_ms: 10_000 }, windowHours: 24, minCoRetrievals: 2, maxHops: 3, minSimilarity: 0.9, unusedDays: 30, sampled: {}, actor: 'job-records',
+        projectId: 'empty',
+        budget: { max_operations: 100, max_ms: 10_000 },
+        windowHours: 24,
+        minCoRetrievals: 2,
+        maxHops: 3,
+        minSimilarity: 0.9,
+        unusedDays: 30,
+        sampled: {},
+        actor: 'job-records',
       });
       await app.services.dreams.abort({ dreamId: payload.dream_id, projectId: 'empty' });
       const run = await app.jobs.enqueue(job, payload, { jobId: payload.dream_id });
@@ -97,7 +111,10 @@ for (const backend of [
       assert.equal(job.state, 'completed');
       assert.equal(job.name, 'dreams.dream');
       assert.equal(job.result.status, 'completed');
-      assert.deepEqual(job.result.phases.map((p: any) => p.phase), ['rem']);
+      assert.deepEqual(
+        job.result.phases.map((p: any) => p.phase),
+        ['rem'],
+      );
       assert.equal(job.progress.phase, 'rem');
       assert.match(job.progress.message, /^rem: committed/);
       assert.ok(job.progress.done >= 2 && job.progress.partial.counts);
@@ -141,7 +158,11 @@ for (const backend of [
     test('knowledge://jobs and GET /api/jobs list newest first, page by cursor, filter by state and name', async () => {
       const mine = [ids.cancelled, ids.failed, ids.completed];
       const all = (await read('knowledge://jobs?limit=100')).items.map((j: any) => j.id);
-      assert.deepEqual(all.filter((id: string) => mine.includes(id)), mine, 'newest first');
+      assert.deepEqual(
+        all.filter((id: string) => mine.includes(id)),
+        mine,
+        'newest first',
+      );
       const paged: string[] = [];
       let uri: string | null = 'knowledge://jobs?limit=1';
       while (uri) {
@@ -152,9 +173,18 @@ for (const backend of [
         uri = page.next_cursor ? `knowledge://jobs?limit=1&cursor=${page.next_cursor}` : null;
       }
       assert.deepEqual(paged, all);
-      assert.deepEqual((await read('knowledge://jobs?state=failed')).items.map((j: any) => j.id), [ids.failed]);
-      assert.deepEqual((await read('knowledge://jobs?state=cancelled')).items.map((j: any) => j.id), [ids.cancelled]);
-      assert.deepEqual((await read('knowledge://jobs?state=completed&name=dreams.dream')).items.map((j: any) => j.id), [ids.completed]);
+      assert.deepEqual(
+        (await read('knowledge://jobs?state=failed')).items.map((j: any) => j.id),
+        [ids.failed],
+      );
+      assert.deepEqual(
+        (await read('knowledge://jobs?state=cancelled')).items.map((j: any) => j.id),
+        [ids.cancelled],
+      );
+      assert.deepEqual(
+        (await read('knowledge://jobs?state=completed&name=dreams.dream')).items.map((j: any) => j.id),
+        [ids.completed],
+      );
       assert.deepEqual((await read('knowledge://jobs?name=dreams.consolidate')).items, []);
 
       const rest: string[] = [];
@@ -162,7 +192,13 @@ for (const backend of [
       while (path) {
         const { status, body } = await get(path);
         assert.equal(status, 200);
-        for (const job of body.jobs) assert.deepEqual(Object.keys(job).filter((k) => !['result', 'error'].includes(k)).sort(), ['created_at', 'finished_at', 'id', 'name', 'progress', 'started_at', 'state']);
+        for (const job of body.jobs)
+          assert.deepEqual(
+            Object.keys(job)
+              .filter((k) => !['result', 'error'].includes(k))
+              .sort(),
+            ['created_at', 'finished_at', 'id', 'name', 'progress', 'started_at', 'state'],
+          );
         rest.push(...body.jobs.map((j: any) => j.id));
         path = body.next_cursor ? `/api/jobs?limit=2&cursor=${body.next_cursor}` : null;
       }
@@ -188,7 +224,10 @@ describe('a waiting job cancelled on the queue reads cancelled (both backends)',
         assert.equal(job?.state, 'cancelled');
         assert.deepEqual(job?.error, { code: 'JOB_CANCELLED', message: 'stopped by the test' });
         assert.equal(job?.started_at, null);
-        assert.deepEqual((await records.list({ state: 'cancelled', afterKey: null, limit: 10 })).map((r) => r.job.id), [handle.id]);
+        assert.deepEqual(
+          (await records.list({ state: 'cancelled', afterKey: null, limit: 10 })).map((r) => r.job.id),
+          [handle.id],
+        );
       }),
     );
   }

@@ -15,4 +15,17 @@ import { job, jobs } from './jobs.js';
  * a fixed path comes before a template that could also match it. A new resource is one file
  * here plus one line in this list.
  */
-export const RESOURCES: readonly ResourceDef[] = [entries, graphTriples, historyTransactions, memoryTypes, projects, health, payloadSchemaIndex, entry, projectTags, payloadSchema, jobs, job];
+export const RESOURCES: readonly ResourceDef[] = [
+  entries,
+  graphTriples,
+  historyTransactions,
+  memoryTypes,
+  projects,
+  health,
+  payloadSchemaIndex,
+  entry,
+  projectTags,
+  payloadSchema,
+  jobs,
+  job,
+];

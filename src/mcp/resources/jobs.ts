@@ -71,7 +71,8 @@ export const job = defineResource({
   canonical: ({ id }) => jobUri(id),
   async read({ id }, { services }) {
     const found = await services.jobRecords.get(id);
-    if (!found) throw JsonRpcError.of('RESOURCE_NOT_FOUND', `Resource not found: no job ${id} (never started here, or finished too long ago to be kept).`, { uri: jobUri(id), job_id: id });
+    if (!found)
+      throw JsonRpcError.of('RESOURCE_NOT_FOUND', `Resource not found: no job ${id} (never started here, or finished too long ago to be kept).`, { uri: jobUri(id), job_id: id });
     return { kind: 'jobs:v1', resource_uri: jobUri(id), as_of_tx_id: await services.reads.latestTxId(), items: [found], next_cursor: null };
   },
 });
