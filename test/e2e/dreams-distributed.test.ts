@@ -123,3 +123,72 @@ test('a dream run by a worker process streams phases over Streamable HTTP, is ab
   assert.ok(reverted.reverted_by, 'undo reverted the dream transaction');
   assert.equal((await readJson(client, `knowledge://jobs/${encodeURIComponent(next.job_id)}`)).items[0].state, 'completed');
 });
+
+/**
+ * A worker killed (SIGKILL) mid-dream: BullMQ finds the job stalled once its lock lapses and hands
+ * it to the other worker, which runs the dream to its end; each phase is one transaction, so the
+ * log holds each phase exactly once and the caller gets the result.
+ */
+test('a dream whose worker is killed mid-phase restarts on another worker and applies each phase once', { skip: SKIP }, async (t) => {
+  const dbName = `cg_dreamk_${randomUUID().replace(/-/g, '').slice(0, 12)}`;
+  const queueName = `cg-dream-kill-${randomUUID()}`;
+  const admin = postgres(DATABASE_URL!, { max: 1, onnotice: () => {} });
+  await admin.unsafe(`create database ${dbName}`);
+  const url = new URL(DATABASE_URL!);
+  url.pathname = `/${dbName}`;
+  const dir = await tempDir();
+  const env = childEnv({ DATABASE_URL: url.toString(), REDIS_URL, CONTEXT_GRAPH_QUEUE: queueName, CONTEXT_GRAPH_DATA_DIR: dir.path, CONTEXT_GRAPH_JOB_WAIT_MS: '280000' });
+  const server = await startServe(env);
+  const first = runCli(['worker', '--concurrency', '2'], env);
+  let second: ReturnType<typeof runCli> | null = null;
+  const client = await httpClient(server.mcpUrl, 'dream-kill');
+  t.after(async () => {
+    await client.close();
+    await server.stop();
+    await first.stop();
+    await second?.stop();
+    const q = new Queue(queueName, { connection: { url: REDIS_URL! } });
+    await q.obliterate({ force: true });
+    await q.close();
+    await admin.unsafe(`drop database if exists ${dbName} with (force)`);
+    await admin.end();
+    await dir.remove();
+  });
+
+  const ids = Array.from({ length: 200 }, () => ulid());
+  await ok(client, 'import_records', {
+    project_id: 'big',
+    records: [
+      ...ids.map((id, i) => ({ type: 'memory', id, content: `Ticket ${i}: the customer in region ${i % 7} reported slow checkout on day ${i % 11}.` })),
+      ...ids.slice(1).map((id, i) => ({ type: 'edge', src: ids[i], dst: id, predicate: 'follows', weight: 0.5, metadata: { method: 'sequence' } })),
+    ],
+  });
+  for (let i = 0; i < 12; i++) await ok(client, 'search', { query_text: `slow checkout region ${i % 7} day ${i % 11}`, project_id: 'big', score_threshold: 0 });
+  const txBefore = (await ok(client, 'history', { limit: 1 })).items[0].tx_id as number;
+
+  let killedAt: string | null = null;
+  const dream = await ok(client, 'trigger_dream', { phase: 'full', project_id: 'big', min_similarity: 0.5 }, (p) => {
+    if (killedAt || !/^nrem: replay/.test(p.message ?? '')) return;
+    killedAt = p.message!;
+    first.proc.kill('SIGKILL');
+    second = runCli(['worker', '--concurrency', '2'], env);
+  });
+  assert.ok(killedAt, 'the first worker was killed mid-NREM');
+  t.diagnostic(`killed at ${killedAt}`);
+  assert.equal(dream.status, 'completed', JSON.stringify(dream));
+  assert.deepEqual(
+    dream.phases.map((p: any) => p.phase),
+    ['nrem', 'rem'],
+  );
+  const since = (await ok(client, 'history', { limit: 100 })).items.filter((tx: any) => tx.tx_id > txBefore && tx.op.startsWith('dream.'));
+  const ops = since.map((tx: any) => tx.op).sort();
+  assert.equal(ops.filter((op: string) => op === 'dream.nrem').length <= 1 && ops.filter((op: string) => op === 'dream.rem').length <= 1, true, JSON.stringify(ops));
+  assert.deepEqual(
+    since.map((tx: any) => tx.tx_id).sort(),
+    dream.phases
+      .map((p: any) => p.tx_id)
+      .filter((x: number | null) => x !== null)
+      .sort(),
+  );
+  assert.equal((await readJson(client, `knowledge://jobs/${encodeURIComponent(dream.job_id)}`)).items[0].state, 'completed');
+});
