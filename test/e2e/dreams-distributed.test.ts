@@ -166,7 +166,7 @@ test('a dream whose worker is killed mid-phase restarts on another worker and ap
   for (let i = 0; i < 12; i++) await ok(client, 'search', { query_text: `slow checkout region ${i % 7} day ${i % 11}`, project_id: 'big', score_threshold: 0 });
   const txBefore = (await ok(client, 'history', { limit: 1 })).items[0].tx_id as number;
 
-  let killedAt: string | null = null;
+  let killedAt = null as string | null;
   const dream = await ok(client, 'trigger_dream', { phase: 'full', project_id: 'big', min_similarity: 0.5 }, (p) => {
     if (killedAt || !/^nrem: replay/.test(p.message ?? '')) return;
     killedAt = p.message!;
