@@ -54,6 +54,7 @@ import { DreamService } from './services/dreams/dreams.js';
 import { SignalsService } from './services/signals/signals.js';
 import type { Db } from './store/db.js';
 import { openStore } from './store/open.js';
+import { JobRecordsService } from './services/job-records.js';
 
 export { VERSION } from './version.js';
 export type { Health };
@@ -199,6 +200,7 @@ export async function createApp(config: Config, logger: Logger, opts: { clock?: 
       idempotency: new IdempotencyService({ db, shared: Boolean(config.databaseUrl) }),
       retrievalLog: new RetrievalLog({ db, logger, afterRecord: () => signals.noteRetrieval() }),
       signals,
+      jobRecords: new JobRecordsService({ queue }),
     };
     const jobs = createJobRunner({ queue, logger, waitMs: config.jobWaitMs });
     return { config, logger, services, jobs, db, queue, embedder, indexes, indexSync, consumesJobs, health: () => services.health.report(), close: closeAll };

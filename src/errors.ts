@@ -165,6 +165,13 @@ export const ERROR_REGISTRY = {
     retryable: true,
     hint: 'Too many calls too fast: wait retry_after_ms (details) and retry; the limits are CONTEXT_GRAPH_RATE_LIMIT_*.',
   },
+  JOB_CANCELLED: {
+    channel: 'tool',
+    rpcCode: -32060,
+    httpStatus: 409,
+    retryable: false,
+    hint: 'The job was stopped on request (abort_dream, or its caller cancelled the call); run it again to redo it. Its result, when it has one, says what had finished.',
+  },
 } as const satisfies Record<string, RegistryEntry>;
 
 export type ErrorCode = keyof typeof ERROR_REGISTRY;

@@ -2,6 +2,7 @@ import { Queue, QueueEvents, UnrecoverableError, Worker, type Job, type JobsOpti
 import { Redis } from 'ioredis';
 import { AppError } from '../errors.js';
 import { createLogger, type Logger } from '../log.js';
+import { bullmqRecords } from './bullmq-records.js';
 import { JobEventBus } from './events.js';
 import {
   JobFailedError,
@@ -82,6 +83,7 @@ export function createBullmqQueue(redisUrl: string, opts: BullmqQueueOptions = {
   // The Queue re-emits the producer's errors: same source, so one outage logs one line.
   queue.on('error', (err) => logRedisError('producer', err));
 
+  const records = bullmqRecords(queue, producer, produce);
   const workerConnection = { url: redisUrl, maxRetriesPerRequest: null };
   let events: Promise<QueueEvents> | undefined;
   let worker: Worker | undefined;
@@ -284,16 +286,24 @@ export function createBullmqQueue(redisUrl: string, opts: BullmqQueueOptions = {
       return state === 'completed' ? { state, result: job.returnvalue ?? null } : { state, error: job.failedReason };
     },
 
+    record: (jobId) => records.record(jobId),
+    records: (query) => records.records(query),
+
     async cancel(jobId: string, reason = `job ${jobId} was cancelled`): Promise<boolean> {
       // Running in this process: abort its signal. Waiting: remove it. Running in another
       // worker process: not reachable from here (BullMQ has no cross-process cancel).
       cancelled.set(jobId, reason);
-      if (worker?.cancelJob(jobId, reason)) return true;
+      if (worker?.cancelJob(jobId, reason)) {
+        await records.markCancelled(jobId, reason).catch((err: unknown) => logRedisError('producer', err));
+        return true;
+      }
       cancelled.delete(jobId);
       const state = await produce(() => queue.getJobState(jobId));
       if (state !== 'waiting' && state !== 'delayed' && state !== 'prioritized') return false;
+      const job = await produce(() => queue.getJob(jobId));
       const removed = await produce(() => queue.remove(jobId));
       if (removed !== 1) return false;
+      await records.markCancelled(jobId, reason, job).catch((err: unknown) => logRedisError('producer', err));
       cancelledWaiting.set(jobId, reason);
       if (cancelledWaiting.size > 1_000) cancelledWaiting.delete(cancelledWaiting.keys().next().value!);
       bus.emitFailed(jobId, new JobFailedError(reason, { id: jobId }));

@@ -19,6 +19,11 @@ export interface JobDefinition<P extends z.ZodType = z.ZodType, G extends z.ZodT
   readonly result: R;
   /** Tries in all unless an enqueue says otherwise; the queue's default (3) when absent. */
   readonly attempts?: number | undefined;
+  /**
+   * True when a result reports that the job stopped on request (a dream aborted by abort_dream):
+   * its record reads `cancelled`, with the result as its partial outcome. Absent: never.
+   */
+  readonly cancelledBy?: ((result: z.output<R>) => boolean) | undefined;
   // A property, not a method: parameters are then checked strictly (not bivariantly), so a
   // consumer that lacks a dependency the handler needs is a type error.
   readonly handler: (payload: z.output<P>, ctx: JobHandlerContext<z.input<G>, Deps>) => Promise<z.input<R>>;

@@ -2,6 +2,7 @@ import { AsyncResource } from 'node:async_hooks';
 import { randomUUID } from 'node:crypto';
 import type { Logger } from '../log.js';
 import { JobEventBus } from './events.js';
+import { InProcessRecords } from './records.js';
 import {
   JobCancelledError,
   JobFailedError,
@@ -74,6 +75,7 @@ export function createInProcessQueue(opts: InProcessQueueOptions = {}): JobQueue
   let pumpScheduled = false;
   const events = new JobEventBus({ logger });
   const finished = new Map<string, JobStateInfo>();
+  const records = new InProcessRecords();
   // Jobs run in the queue's own async context, as on a worker, never in the context of the call
   // that happened to enqueue one (its idempotency key must not claim another call's writes).
   const queueScope = new AsyncResource('context-graph.in-process-queue');
@@ -146,6 +148,7 @@ export function createInProcessQueue(opts: InProcessQueueOptions = {}): JobQueue
   async function runOnce(job: Job): Promise<void> {
     job.state = 'active';
     job.attempt++;
+    records.started(job.id);
     const handler = handlers.get(job.type)!;
     const ctx: JobContext = {
       jobId: job.id,
@@ -153,6 +156,7 @@ export function createInProcessQueue(opts: InProcessQueueOptions = {}): JobQueue
       signal: AbortSignal.any([abort.signal, job.cancel.signal]),
       async reportProgress(progress) {
         // Through JSON, as on BullMQ: a listener never shares an object with the handler.
+        records.progress(job.id, jsonCopy(progress) as typeof progress);
         events.emitProgress(job.id, jsonCopy(progress) as typeof progress);
       },
     };
@@ -160,6 +164,7 @@ export function createInProcessQueue(opts: InProcessQueueOptions = {}): JobQueue
       const result = jsonCopy(await handler(jsonCopy(job.payload), ctx));
       settle(job);
       remember(job.id, { state: 'completed', result });
+      records.ended(job.id, { state: 'completed', result });
       job.resolve(result);
       events.emitCompleted(job.id, result);
     } catch (err) {
@@ -176,6 +181,7 @@ export function createInProcessQueue(opts: InProcessQueueOptions = {}): JobQueue
       const delay = backoffMs * 2 ** (job.attempt - 1);
       logger?.debug({ err, jobId: job.id, type: job.type, attempt: job.attempt, delay }, 'job attempt failed; retrying');
       job.state = 'delayed';
+      records.waiting(job.id);
       job.retryTimer = setTimeout(() => {
         job.retryTimer = undefined;
         makeReady(job);
@@ -190,6 +196,7 @@ export function createInProcessQueue(opts: InProcessQueueOptions = {}): JobQueue
 
   function fail(job: Job, error: JobFailedError): void {
     remember(job.id, { state: 'failed', error: error.message });
+    records.ended(job.id, { state: job.cancel.signal.aborted ? 'cancelled' : 'failed', error: error.message });
     job.reject(error);
     events.emitFailed(job.id, error);
   }
@@ -226,6 +233,7 @@ export function createInProcessQueue(opts: InProcessQueueOptions = {}): JobQueue
         reject,
       };
       live.set(id, job);
+      records.created(id, type);
       makeReady(job);
       schedulePump();
       return handleOf(job);
@@ -246,6 +254,9 @@ export function createInProcessQueue(opts: InProcessQueueOptions = {}): JobQueue
       if (job) return { state: job.state === 'active' ? 'active' : 'waiting' };
       return finished.get(jobId) ?? { state: 'unknown' };
     },
+
+    record: async (jobId) => records.get(jobId),
+    records: async (query) => records.list(query),
 
     async cancel(jobId: string, reason = `job ${jobId} was cancelled`): Promise<boolean> {
       const job = live.get(jobId);

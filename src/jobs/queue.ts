@@ -8,6 +8,8 @@
  *
  * Not in the contract: Redis keys, BullMQ options, how a backend stores jobs.
  */
+import type { JobRecord, RecordQuery } from './records.js';
+
 export type JobProgress = number | Record<string, unknown>;
 
 export interface JobContext {
@@ -76,6 +78,10 @@ export interface JobQueue {
    * here (on BullMQ: not waiting, nor running in this process's worker).
    */
   cancel?(jobId: string, reason?: string): Promise<boolean>;
+  /** What the queue remembers of one job (./records.ts); null when it never had it or forgot it. */
+  record?(jobId: string): Promise<JobRecord | null>;
+  /** Remembered jobs, newest first (./records.ts). */
+  records?(query: RecordQuery): Promise<JobRecord[]>;
   /** Counts of waiting/active/failed jobs, for /healthz. */
   counts(): Promise<{ waiting: number; active: number; failed: number }>;
   close(): Promise<void>;

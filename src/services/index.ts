@@ -32,6 +32,7 @@ import type { EgoService } from './cognition/ego.js';
 import type { AutonomyService } from './cognition/autonomy.js';
 import type { MetaUtlService } from './cognition/meta-utl.js';
 import type { IdempotencyService } from './idempotency.js';
+import type { JobRecordsService } from './job-records.js';
 
 export type { JobRunner } from '../jobs/runner.js';
 export type { JobProgress } from '../jobs/queue.js';
@@ -100,4 +101,6 @@ export interface Services {
   idempotency: IdempotencyService;
   /** Kuramoto sync, neuromodulation, threshold calibration and the feedback they learn from (issue 12). */
   signals: SignalsService;
+  /** Job records readable after a job ends (knowledge://jobs, GET /api/jobs), on either queue backend. */
+  jobRecords: JobRecordsService;
 }

@@ -6,6 +6,7 @@ import { progressOf } from '../tools/kit/jobs.js';
 import { HttpError, sendJson, type RequestContext, type Route } from './http-server.js';
 import type { JobReplay, ReplayFrame } from './job-replay.js';
 import { errorEnvelope } from './rest-gateway.js';
+import { jobRecordRoutes } from './job-records.js';
 
 /**
  * `GET /api/jobs/{id}/events`: a job's progress as a text/event-stream for the REST gateway's
@@ -31,8 +32,10 @@ export function progressEvent(jobId: string, progress: JobProgress): Record<stri
 }
 
 export function jobEventRoutes(app: App, replay?: JobReplay): Route[] {
+  const records = jobRecordRoutes(app);
   async function stream(_req: IncomingMessage, res: ServerResponse, ctx: RequestContext): Promise<void> {
     const match = JOB_EVENTS_PATH.exec(ctx.path);
+    if (!match && (await records.one(res, ctx))) return;
     if (!match) throw new HttpError(404, 'NOT_FOUND', `No route for GET ${ctx.path}; job events are at /api/jobs/{id}/events.`);
     const jobId = decodeURIComponent(match[1]!);
     const events = app.queue.events;
@@ -84,5 +87,5 @@ export function jobEventRoutes(app: App, replay?: JobReplay): Route[] {
     if (finished) return stop();
     res.write(frame('state', { job_id: jobId, state: info.state }));
   }
-  return [{ method: 'GET', path: '/api/jobs/*', handler: stream }];
+  return [{ method: 'GET', path: '/api/jobs/*', handler: stream }, records.list];
 }

@@ -263,4 +263,16 @@ describe('payload schemas are resources (knowledge://schemas/{kind})', () => {
     assert.equal(err.data?.code, 'RESOURCE_NOT_FOUND');
     assert.equal(err.message, 'MCP error -32002: Resource not found: no payload kind "nothing:v9". knowledge://schemas lists the kinds.');
   });
+
+  test('knowledge://schemas/jobs:v1 validates the real pages of knowledge://jobs and knowledge://jobs/{id}', async () => {
+    const dream = payloadOf(await call(client, 'trigger_dream', { phase: 'rem', project_id: 'schema-jobs' }));
+    assert.equal(dream.status, 'completed');
+    const validate = new AjvJsonSchemaValidator().getValidator(await readJson(client, 'knowledge://schemas/jobs:v1'));
+    const list = await readJson(client, 'knowledge://jobs');
+    const one = await readJson(client, `knowledge://jobs/${encodeURIComponent(dream.job_id as string)}`);
+    assert.ok(list.items.some((j: { id: string }) => j.id === dream.job_id));
+    assert.equal(one.items[0].state, 'completed');
+    for (const page of [list, one]) assert.ok(validate(page).valid, validate(page).errorMessage);
+    assert.equal(validate({ ...one, items: [{ ...one.items[0], state: 'sleeping' }] }).valid, false, 'the schema rejects an unknown state');
+  });
 });

@@ -180,6 +180,7 @@ export const dreamJob = defineJob({
   progress: dreamProgress,
   result: dreamResult,
   attempts: 1,
+  cancelledBy: (r) => r.status === 'aborted',
   async handler(p, ctx: Ctx) {
     const nrem = {
       name: 'nrem',
@@ -231,6 +232,7 @@ export const consolidationJob = defineJob({
   progress: dreamProgress,
   result: dreamResult,
   attempts: 1,
+  cancelledBy: (r) => r.status === 'aborted',
   async handler(p, ctx: Ctx) {
     const consolidate = {
       name: 'consolidation',

@@ -30,11 +30,13 @@ Advanced: {"project_id": "support", "min_similarity": 0.95, "budget": {"max_oper
         )
       : {};
     const { job, payload } = await ctx.services.dreams.prepareConsolidation({ projectId: args.project_id, budget, minSimilarity: args.min_similarity, sampled, actor: ctx.actor });
-    const r = await ctx.jobs.run(job, payload, { jobId: payload.dream_id });
+    // The queue's own id (on BullMQ a number, the dream id only dedupes): knowledge://jobs/{job_id} reads it.
+    let jobId = payload.dream_id;
+    const r = await ctx.jobs.run(job, payload, { jobId: payload.dream_id, onEnqueued: (id) => (jobId = id) });
     const base = {
       kind: 'consolidation:v1' as const,
       dream_id: payload.dream_id,
-      job_id: payload.dream_id,
+      job_id: jobId,
       project_id: args.project_id,
       sampled_summaries: Object.keys(sampled).length,
     };

@@ -47,8 +47,10 @@ Advanced: {"phase": "rem", "project_id": "support", "budget": {"max_operations":
       sampled,
       actor: ctx.actor,
     });
-    const r = await ctx.jobs.run(job, payload, { jobId: payload.dream_id });
-    const base = { kind: 'dream:v1' as const, dream_id: payload.dream_id, job_id: payload.dream_id, project_id: args.project_id, sampled_summaries: Object.keys(sampled).length };
+    // The queue's own id (on BullMQ a number, the dream id only dedupes): knowledge://jobs/{job_id} reads it.
+    let jobId = payload.dream_id;
+    const r = await ctx.jobs.run(job, payload, { jobId: payload.dream_id, onEnqueued: (id) => (jobId = id) });
+    const base = { kind: 'dream:v1' as const, dream_id: payload.dream_id, job_id: jobId, project_id: args.project_id, sampled_summaries: Object.keys(sampled).length };
     if ('status' in r && r.status === 'accepted') return { ...base, status: 'accepted' as const, phase: args.phase, phases: [], aborted_in: null };
     return { ...base, status: r.status, phase: r.phase, phases: r.phases, aborted_in: r.aborted_in };
   },

@@ -7,6 +7,7 @@ import { RATIONALE_SCHEMAS } from './fields.js';
 import { callSchema, FORMATS, normalizeArgs, type Format } from './input.js';
 import { isNeedsInput, needsInputSchema, renderNeedsInput, type NeedsInputPayload } from './payloads.js';
 import { jsonSchemaOf, publishedInputSchema } from './schema.js';
+import { acceptedJobLinks } from './jobs.js';
 
 /** A tool with its call schema and published schemas built once per process. */
 export interface CompiledTool {
@@ -106,7 +107,7 @@ export async function invoke(tool: CompiledTool, rawArgs: unknown, ctx: ToolCont
     const { payload, replayed } = key ? await keyed(tool, key, args, callCtx, run) : { payload: await run(), replayed: false };
     if (isNeedsInput(payload)) return { status: 'needsInput', format, payload, markdown: renderNeedsInput(payload) };
     const markdown = tool.def.render(payload) + (replayed && !('replayed' in tool.def.output.shape) ? `\n\n${REPLAYED_NOTE}` : '');
-    return { status: 'ok', format, payload, markdown, resourceLinks: tool.def.resourceLinks?.(args, payload) ?? [] };
+    return { status: 'ok', format, payload, markdown, resourceLinks: [...(tool.def.resourceLinks?.(args, payload) ?? []), ...acceptedJobLinks(payload)] };
   } catch (err) {
     return { status: 'error', format, error: toErrorPayload(err, logger, logContext) };
   }

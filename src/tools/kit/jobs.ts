@@ -40,3 +40,13 @@ export function callerJobs(runner: JobRunner, caller: { progress: Progress; sign
     },
   };
 }
+
+/** Where a job's record is read, during and after it (knowledge://jobs/{id}). */
+export function jobResourceUri(jobId: string): string {
+  return `knowledge://jobs/${encodeURIComponent(jobId)}`;
+}
+
+/** A payload that answers "accepted" with a job id points at the job's record. */
+export function acceptedJobLinks(payload: Record<string, unknown>): string[] {
+  return payload.status === 'accepted' && typeof payload.job_id === 'string' && payload.job_id !== '' ? [jobResourceUri(payload.job_id)] : [];
+}
