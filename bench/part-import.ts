@@ -1,127 +1,256 @@
 /**
- * Part `import` (issue 18): `context-graph import` of N memories from our JSONL into an empty
- * embedded data directory, run as the real CLI in a child process, side by side with `store`
- * calls over MCP (Streamable HTTP to a `serve` on another empty directory) in the same run.
+ * Part `import` (issues 18 and 15): `context-graph import` of N memories from our JSONL into an
+ * empty embedded data directory, run as the real CLI in a child process, side by side with
+ * `store` calls over MCP (Streamable HTTP to a `serve` on another empty directory) in the same run.
+ * With `--import-baseline <checkout>` (another built checkout, e.g. the commit before a change)
+ * the same import and the same `store` calls run against it too, in the same run: imports one
+ * after the other per size, `store` calls alternating between the two servers call by call.
  *
- * Reported: the import's write rate (records/s while batches commit), the time until every
- * memory is searchable (all embedding jobs done and the indexes caught up: what the CLI waits
- * for before it exits) and the wall time with start-up; for `store`, the rate of a measured
- * sample of sequential calls, and the time N calls would take at that rate.
+ * Reported per side and size: the write rate (records/s while batches commit), the time until
+ * every memory is searchable (no vector owed, index replica caught up) and until the deferred
+ * fingerprints are computed, the wall time with start-up, and the child's CPU seconds (all
+ * threads) and peak RSS; for `store`, p50/p95 latency and rate of sequential calls.
  *
- *   node dist/bench/part-import.js [--size 100000] [--store-samples 500] [--seed 42]
+ *   node dist/bench/part-import.js [--sizes 10000,100000] [--baseline ../base] [--baseline-max 10000] [--store-samples 300]
  */
-import { execFile } from 'node:child_process';
+import { execFile, spawn } from 'node:child_process';
 import { writeFile } from 'node:fs/promises';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
-import { call, childEnv, CLI, httpClient, startServe, tempDir } from '../test/helpers/cli.js';
+import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { call, childEnv, CLI, httpClient, tempDir } from '../test/helpers/cli.js';
 import { makeCorpus } from './corpus.js';
 import { log } from './env.js';
 
-export interface ImportBenchResult {
+export interface ImportRun {
+  side: string;
   size: number;
-  import: { write_s: number; write_per_s: number; searchable_s: number; searchable_per_s: number; wall_s: number; summary: string };
-  mcp_store: { samples: number; seconds: number; per_s: number; projected_s_for_size: number };
+  write_s: number;
+  write_per_s: number;
+  searchable_s: number;
+  searchable_per_s: number;
+  /** Null when the side's CLI does not report it (it waited for every job before "searchable"). */
+  fingerprints_s: number | null;
+  wall_s: number;
+  cpu_s: number | null;
+  cpu_ms_per_memory: number | null;
+  max_rss_mb: number | null;
+  summary: string;
+}
+
+export interface StoreRun {
+  side: string;
+  samples: number;
+  per_s: number;
+  p50_ms: number;
+  p95_ms: number;
+}
+
+export interface ImportBenchResult {
+  sizes: number[];
+  sides: Array<{ side: string; cli: string }>;
+  runs: ImportRun[];
+  /** Sizes skipped for a side (the baseline above --baseline-max), with the reason. */
+  skipped: Array<{ side: string; size: number; reason: string }>;
+  mcp_store: StoreRun[];
   goal_per_s: number;
 }
 
 const GOAL_PER_S = 2_000;
 
-/** Seconds from the CLI's m:ss or h:mm:ss. */
-function seconds(text: string): number {
-  return text
+/** Seconds from the CLI's "m:ss (12.3 s)" when it gives the precise figure, else from m:ss / h:mm:ss. */
+function secondsFrom(match: RegExpExecArray | null): number | null {
+  if (!match) return null;
+  if (match[2]) return Number(match[2]);
+  return match[1]!
     .split(':')
     .map(Number)
     .reduce((acc, v) => acc * 60 + v, 0);
 }
 
-async function runCli(args: string[], env: Record<string, string>): Promise<{ stdout: string; stderr: string; wall_s: number }> {
+async function runImport(cli: string, file: string, dataDir: string): Promise<{ stdout: string; wall_s: number; cpu_s: number | null; max_rss_mb: number | null }> {
   const t0 = performance.now();
-  return new Promise((resolve, reject) => {
-    execFile(process.execPath, [CLI, ...args], { env, maxBuffer: 64 * 1024 * 1024 }, (err, stdout, stderr) => {
-      if (err) reject(new Error(`${err.message}\n${stderr}`));
-      else resolve({ stdout, stderr, wall_s: (performance.now() - t0) / 1000 });
+  // /usr/bin/time reports the child's CPU over all its threads and its peak RSS on stderr.
+  const timed = process.platform === 'linux' ? ['/usr/bin/time', ['-f', 'CGTIME %U %S %M', process.execPath, cli]] : [process.execPath, [cli]];
+  const [cmd, pre] = timed as [string, string[]];
+  const env = childEnv({ CONTEXT_GRAPH_DATA_DIR: dataDir, LOG_LEVEL: 'warn' });
+  return new Promise((done, reject) => {
+    execFile(cmd, [...pre, 'import', file, '--batch', '1000'], { env, maxBuffer: 64 * 1024 * 1024 }, (err, stdout, stderr) => {
+      if (err) return reject(new Error(`${err.message}\n${stderr}`));
+      const t = /CGTIME ([\d.]+) ([\d.]+) (\d+)/.exec(stderr);
+      done({
+        stdout,
+        wall_s: (performance.now() - t0) / 1000,
+        cpu_s: t ? Number(t[1]) + Number(t[2]) : null,
+        max_rss_mb: t ? Math.round(Number(t[3]) / 1024) : null,
+      });
     });
   });
 }
 
-export async function runImportBench(opts: { size: number; storeSamples: number; seed: number }): Promise<ImportBenchResult> {
-  const dir = await tempDir('cg-bench-import-');
-  try {
-    const file = join(dir.path, 'memories.jsonl');
-    await writeFile(
-      file,
-      makeCorpus(opts.size, opts.seed)
-        .map((m) => JSON.stringify({ type: 'memory', ...m }) + '\n')
-        .join(''),
-    );
-    log(`import: ${opts.size} memories from JSONL (embedded)`);
-    const run = await runCli(['import', file, '--batch', '1000'], childEnv({ CONTEXT_GRAPH_DATA_DIR: join(dir.path, 'imported'), LOG_LEVEL: 'warn' }));
-    const written = /from ([\d,]+) records in ([\d:]+)/.exec(run.stdout);
-    const searchable = /all searchable after ([\d:]+)/.exec(run.stdout);
-    if (!written || !searchable) throw new Error(`unexpected import output:\n${run.stdout}\n${run.stderr}`);
-    const write_s = seconds(written[2]!);
-    const searchable_s = seconds(searchable[1]!);
+async function importOnce(side: string, cli: string, size: number, file: string, dataDir: string): Promise<ImportRun> {
+  log(`import: ${side}, ${size} memories from JSONL (embedded)`);
+  const run = await runImport(cli, file, dataDir);
+  const write_s = secondsFrom(/records in ([\d:]+)(?: \([\d,]+ records\/s, ([\d.]+) s\))?/.exec(run.stdout));
+  const searchable_s = secondsFrom(/all searchable after ([\d:]+)(?: \(([\d.]+) s\))?/.exec(run.stdout));
+  if (write_s === null || searchable_s === null) throw new Error(`unexpected import output (${side}):\n${run.stdout}`);
+  const rate = (s: number) => Math.round(size / Math.max(s, 0.1));
+  return {
+    side,
+    size,
+    write_s,
+    write_per_s: rate(write_s),
+    searchable_s,
+    searchable_per_s: rate(searchable_s),
+    fingerprints_s: secondsFrom(/fingerprints computed after ([\d:]+)(?: \(([\d.]+) s\))?/.exec(run.stdout)),
+    wall_s: Math.round(run.wall_s * 10) / 10,
+    cpu_s: run.cpu_s,
+    cpu_ms_per_memory: run.cpu_s === null ? null : Math.round((run.cpu_s * 1000 * 100) / size) / 100,
+    max_rss_mb: run.max_rss_mb,
+    summary: run.stdout.trim(),
+  };
+}
 
-    log(`import: ${opts.storeSamples} store calls over MCP (Streamable HTTP)`);
-    const server = await startServe(childEnv({ CONTEXT_GRAPH_DATA_DIR: join(dir.path, 'stored'), LOG_LEVEL: 'warn' }));
-    let store_s: number;
-    try {
-      const client = await httpClient(server.mcpUrl);
-      const sample = makeCorpus(opts.storeSamples, opts.seed + 1);
-      const t0 = performance.now();
-      for (const m of sample) {
-        const r = await call(client, 'store', { content: m.content, topic: m.topic, tags: m.tags });
-        if (r.isError) throw new Error(`store failed: ${JSON.stringify(r.content)}`);
+/** `serve` of a checkout's CLI on an empty directory; resolves with its MCP URL and a stopper. */
+async function serve(cli: string, dataDir: string): Promise<{ mcpUrl: string; stop(): Promise<void> }> {
+  const proc = spawn(process.execPath, [cli, 'serve', '--port', '0'], {
+    env: childEnv({ CONTEXT_GRAPH_DATA_DIR: dataDir, LOG_LEVEL: 'warn' }),
+    stdio: ['ignore', 'ignore', 'pipe'],
+  });
+  let err = '';
+  const mcpUrl = await new Promise<string>((ok, fail) => {
+    const timer = setTimeout(() => fail(new Error(`serve did not start:\n${err}`)), 120_000);
+    proc.stderr.on('data', (d: Buffer) => {
+      err += d.toString();
+      const m = /listening on (http:\S+)/.exec(err);
+      if (m) {
+        clearTimeout(timer);
+        ok(m[1]!);
       }
-      store_s = (performance.now() - t0) / 1000;
-      await client.close();
-    } finally {
-      await server.stop();
+    });
+    proc.on('exit', (code) => fail(new Error(`serve exited with ${code}:\n${err}`)));
+  });
+  return {
+    mcpUrl,
+    stop: () =>
+      new Promise((done) => {
+        proc.once('exit', () => done());
+        proc.kill('SIGTERM');
+      }),
+  };
+}
+
+const pct = (xs: number[], p: number) => [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor((p / 100) * xs.length))]!;
+
+/** Sequential `store` calls, alternating between the sides call by call so load falls on each alike. */
+async function storeCalls(sides: Array<{ side: string; cli: string }>, samples: number, seed: number, root: string): Promise<StoreRun[]> {
+  const servers = await Promise.all(sides.map((s) => serve(s.cli, join(root, `stored-${s.side}`))));
+  try {
+    const clients: Client[] = [];
+    for (const s of servers) clients.push(await httpClient(s.mcpUrl, 'bench-import'));
+    const latencies = sides.map(() => [] as number[]);
+    const corpus = makeCorpus(samples, seed + 1);
+    // A few calls per side first: the first store of a process loads what later calls reuse.
+    for (const [i, client] of clients.entries())
+      for (const m of makeCorpus(5, seed + 2)) await call(client, 'store', { content: `${m.content} warm ${i}`, topic: m.topic, tags: m.tags });
+    for (const [k, m] of corpus.entries()) {
+      for (let j = 0; j < clients.length; j++) {
+        const i = (k + j) % clients.length;
+        const t0 = performance.now();
+        const r = await call(clients[i]!, 'store', { content: m.content, topic: m.topic, tags: m.tags });
+        latencies[i]!.push(performance.now() - t0);
+        if (r.isError) throw new Error(`store failed (${sides[i]!.side}): ${JSON.stringify(r.content)}`);
+      }
     }
-    const store_per_s = opts.storeSamples / store_s;
-    return {
-      size: opts.size,
-      import: {
-        write_s,
-        write_per_s: Math.round(opts.size / Math.max(write_s, 1)),
-        searchable_s,
-        searchable_per_s: Math.round(opts.size / Math.max(searchable_s, 1)),
-        wall_s: Math.round(run.wall_s),
-        summary: run.stdout.trim(),
-      },
-      mcp_store: {
-        samples: opts.storeSamples,
-        seconds: Math.round(store_s * 10) / 10,
-        per_s: Math.round(store_per_s * 10) / 10,
-        projected_s_for_size: Math.round(opts.size / store_per_s),
-      },
-      goal_per_s: GOAL_PER_S,
-    };
+    for (const c of clients) await c.close();
+    return sides.map((s, i) => {
+      const xs = latencies[i]!;
+      const total = xs.reduce((a, b) => a + b, 0) / 1000;
+      return {
+        side: s.side,
+        samples: xs.length,
+        per_s: Math.round((xs.length / total) * 10) / 10,
+        p50_ms: Math.round(pct(xs, 50) * 10) / 10,
+        p95_ms: Math.round(pct(xs, 95) * 10) / 10,
+      };
+    });
+  } finally {
+    await Promise.all(servers.map((s) => s.stop()));
+  }
+}
+
+export async function runImportBench(opts: { sizes: number[]; storeSamples: number; seed: number; baseline?: string | null; baselineMax?: number }): Promise<ImportBenchResult> {
+  const sides = [...(opts.baseline ? [{ side: 'baseline', cli: join(resolve(opts.baseline), 'dist', 'src', 'cli.js') }] : []), { side: 'current', cli: CLI }];
+  const dir = await tempDir('cg-bench-import-');
+  const runs: ImportRun[] = [];
+  const skipped: ImportBenchResult['skipped'] = [];
+  try {
+    for (const size of opts.sizes) {
+      const file = join(dir.path, `memories-${size}.jsonl`);
+      await writeFile(
+        file,
+        makeCorpus(size, opts.seed)
+          .map((m) => JSON.stringify({ type: 'memory', ...m }) + '\n')
+          .join(''),
+      );
+      for (const s of sides) {
+        if (s.side === 'baseline' && size > (opts.baselineMax ?? 10_000)) {
+          skipped.push({ side: s.side, size, reason: `above --baseline-max ${opts.baselineMax ?? 10_000}` });
+          continue;
+        }
+        runs.push(await importOnce(s.side, s.cli, size, file, join(dir.path, `imported-${s.side}-${size}`)));
+      }
+    }
+    log(`import: ${opts.storeSamples} store calls per side over MCP (Streamable HTTP)`);
+    const mcp_store = await storeCalls(sides, opts.storeSamples, opts.seed, dir.path);
+    return { sizes: opts.sizes, sides, runs, skipped, mcp_store, goal_per_s: GOAL_PER_S };
   } finally {
     await dir.remove();
   }
 }
 
 export function renderImportSummary(r: ImportBenchResult): string {
-  const met = r.import.searchable_per_s >= r.goal_per_s;
+  const rows = r.runs.map(
+    (x) =>
+      `| ${x.side} | ${x.size.toLocaleString('en-US')} | ${x.write_per_s} (${x.write_s} s) | ${x.searchable_per_s} (${x.searchable_s} s) | ${x.fingerprints_s ?? '–'} | ${x.wall_s} | ${x.cpu_ms_per_memory ?? '–'} | ${x.max_rss_mb ?? '–'} |`,
+  );
+  const store = r.mcp_store.map((s) => `| ${s.side} | ${s.samples} | ${s.per_s} | ${s.p50_ms} | ${s.p95_ms} |`);
+  const best = r.runs.filter((x) => x.side === 'current').sort((a, b) => b.size - a.size)[0];
   return [
-    `## Import (${r.size.toLocaleString('en-US')} memories from JSONL, embedded) vs store over MCP`,
+    `## Import from JSONL (embedded, batches of 1,000) vs store over MCP`,
     '',
-    '| path | memories/s | time for all | searchable |',
-    '|---|---|---|---|',
-    `| \`context-graph import\` (batches of 1,000) | ${r.import.write_per_s} written, ${r.import.searchable_per_s} until searchable | ${r.import.searchable_s} s (wall with start-up ${r.import.wall_s} s) | after ${r.import.searchable_s} s |`,
-    `| \`store\` over MCP HTTP, ${r.mcp_store.samples} sequential calls | ${r.mcp_store.per_s} | ${r.mcp_store.projected_s_for_size} s projected | each call waits for its vectors |`,
+    '| side | memories | written/s (s) | searchable/s (s) | fingerprints done (s) | wall (s) | CPU ms/memory | peak RSS MB |',
+    '|---|---|---|---|---|---|---|---|',
+    ...rows,
+    ...r.skipped.map((s) => `| ${s.side} | ${s.size.toLocaleString('en-US')} | not run: ${s.reason} | | | | | |`),
     '',
-    `Goal ≥ ${r.goal_per_s} memories/s until searchable: ${met ? 'met' : '**not met**'}; import is ${Math.round((r.import.searchable_per_s / r.mcp_store.per_s) * 10) / 10}× the MCP store rate.`,
+    '| `store` over MCP HTTP | calls | calls/s | p50 ms | p95 ms |',
+    '|---|---|---|---|---|',
+    ...store,
+    '',
+    best
+      ? `Goal ≥ ${r.goal_per_s} memories/s: written ${best.write_per_s}/s ${best.write_per_s >= r.goal_per_s ? 'met' : '**not met**'}, until searchable ${best.searchable_per_s}/s ${best.searchable_per_s >= r.goal_per_s ? 'met' : '**not met**'} (current, ${best.size.toLocaleString('en-US')}).`
+      : '',
     '',
   ].join('\n');
 }
 
 if (import.meta.url === `file://${process.argv[1]}`) {
   const { values } = parseArgs({
-    options: { size: { type: 'string', default: '100000' }, 'store-samples': { type: 'string', default: '500' }, seed: { type: 'string', default: '42' } },
+    options: {
+      sizes: { type: 'string', default: '10000' },
+      baseline: { type: 'string' },
+      'baseline-max': { type: 'string', default: '10000' },
+      'store-samples': { type: 'string', default: '300' },
+      seed: { type: 'string', default: '42' },
+    },
   });
-  const result = await runImportBench({ size: Number(values.size), storeSamples: Number(values['store-samples']), seed: Number(values.seed) });
+  const result = await runImportBench({
+    sizes: values.sizes.split(',').map(Number),
+    storeSamples: Number(values['store-samples']),
+    seed: Number(values.seed),
+    baseline: values.baseline ?? null,
+    baselineMax: Number(values['baseline-max']),
+  });
   process.stdout.write(JSON.stringify(result, null, 2) + '\n\n' + renderImportSummary(result));
 }

@@ -63,6 +63,9 @@ const { values } = parseArgs({
     'curation-sizes': { type: 'string' },
     'curation-samples': { type: 'string' },
     'import-size': { type: 'string' },
+    'import-sizes': { type: 'string' },
+    'import-baseline': { type: 'string' },
+    'import-baseline-max': { type: 'string' },
     seed: { type: 'string', default: '42' },
     out: { type: 'string' },
     help: { type: 'boolean', default: false },
@@ -73,7 +76,7 @@ if (values.help) {
   process.stdout.write(`npm run bench -- [--quick] [--parts ${ALL_PARTS.join(',')}] [--sizes 1000,10000,100000] [--mcp-sizes 10000,100000]
   [--store-samples 100] [--queries 200] [--rounds 3] [--clients 1,4,16] [--index-size 100000] [--index-queries 500]
   [--depths 16,32,64,128,256] [--index-datasets e1-hash,low-rank] [--peer-sizes 500,1000,2000] [--peer-window 100]
-  [--quality-distractors 2000] [--quality-per-category 40] [--onnx-texts 2000] [--round-budget-s 10] [--import-size 100000] [--seed 42] [--out DIR]
+  [--quality-distractors 2000] [--quality-per-category 40] [--onnx-texts 2000] [--round-budget-s 10] [--import-sizes 10000,100000] [--import-baseline ../checkout] [--import-baseline-max 10000] [--seed 42] [--out DIR]
   [--locomo ${DEFAULT_LOCOMO}] [--locomo-limit N] [--curation-sizes 10000,100000] [--curation-samples 100]
 Default parts: ${DEFAULT_PARTS.join(',')}.
 `);
@@ -109,7 +112,10 @@ const settings = {
   round_budget_s: num(values['round-budget-s'], 10, 5),
   curation_sizes: list(values['curation-sizes'], quick ? '1000' : '10000,100000'),
   curation_samples: num(values['curation-samples'], 100, 20),
-  import_size: num(values['import-size'], 100_000, 5_000),
+  // 100k is a flag (--import-sizes 10000,100000); --import-size N is the older single-size form.
+  import_sizes: values['import-size'] ? [Number(values['import-size'])] : list(values['import-sizes'], quick ? '2000' : '10000'),
+  import_baseline: values['import-baseline'] ?? null,
+  import_baseline_max: num(values['import-baseline-max'], 10_000, 2_000),
   locomo: values.locomo ?? DEFAULT_LOCOMO,
   // --quick asks one conversation (≈ 25 s) instead of the whole file (≈ 2 min).
   locomo_limit: values['locomo-limit'] !== undefined ? Number(values['locomo-limit']) : quick ? 1 : null,
@@ -172,7 +178,16 @@ if (parts.has('write') || parts.has('read') || parts.has('memory')) {
   );
 }
 
-if (parts.has('import')) await part('import', () => runImportBench({ size: settings.import_size, storeSamples: Math.max(settings.store_samples * 5, 100), seed }));
+if (parts.has('import'))
+  await part('import', () =>
+    runImportBench({
+      sizes: settings.import_sizes,
+      storeSamples: Math.max(settings.store_samples * 3, 100),
+      seed,
+      baseline: settings.import_baseline ? resolve(settings.import_baseline) : null,
+      baselineMax: settings.import_baseline_max,
+    }),
+  );
 
 report.duration_s = Math.round((Date.now() - started.getTime()) / 1000);
 const outDir = values.out ?? join(packageRoot(), 'bench', 'results', report.date.slice(0, 10));

@@ -6,6 +6,7 @@ import type { Config } from '../config.js';
 import type { Logger } from '../log.js';
 import type { ExportPage, ExportPageQuery, ExportSection } from '../services/export.js';
 import type { ImportBatchOptions, ImportBatchResult } from '../services/import.js';
+import { outboxDepth } from '../store/outbox-repo.js';
 import { acquireDirLock, describeHolder, type DirLock } from '../store/dir-lock.js';
 import { VERSION } from '../version.js';
 
@@ -26,6 +27,11 @@ export interface BulkTarget {
   latestTxId(): Promise<number>;
   /** Resolves once every queued embedding is written and in the indexes; false when this process cannot tell. */
   waitSearchable(onWaiting?: (jobsLeft: number) => void): Promise<boolean>;
+  /**
+   * Queues the fingerprint (UTL) jobs the import deferred, and resolves once they and every other
+   * job of this process are done (so closing loses none); false when a server computes them.
+   */
+  waitFingerprints(onWaiting?: (jobsLeft: number) => void): Promise<boolean>;
   close(): Promise<void>;
 }
 
@@ -52,18 +58,32 @@ function embedded(app: App, lock: DirLock | null): BulkTarget {
   return {
     description: lock ? `data directory ${lock.dataDir}` : `database ${app.db.driver}`,
     soleWriter: lock !== null,
-    importBatch: (records, opts) => app.services.bulkImport.importBatch(records, { actor: 'cli-import', ...opts }),
+    // Pipelined: this process runs the embed jobs, so the import is searchable once they are done.
+    importBatch: (records, opts) => app.services.bulkImport.importBatch(records, { actor: 'cli-import', pipelined: app.consumesJobs, ...opts }),
     exportPage: (section, q) => app.services.bulkExport.page(section, q),
     latestTxId: () => app.services.bulkExport.latestTxId(),
     async waitSearchable(onWaiting) {
       if (!app.consumesJobs) return false;
+      // Every node write owes its vectors in the outbox (db/060) until its embed job wrote them;
+      // other jobs (automatic edges, fingerprints) do not make anything searchable.
+      for (;;) {
+        const owed = (await outboxDepth(app.db)).depth;
+        if (owed === 0) break;
+        onWaiting?.(owed);
+        await sleep(50);
+      }
+      await app.indexSync.pull();
+      return true;
+    },
+    async waitFingerprints(onWaiting) {
+      if (!app.consumesJobs) return false;
+      await app.services.bulkImport.scheduleDeferredFingerprints();
       for (;;) {
         const c = await app.queue.counts();
         if (c.waiting + c.active === 0) break;
         onWaiting?.(c.waiting + c.active);
         await sleep(50);
       }
-      await app.indexSync.pull();
       return true;
     },
     async close() {
@@ -122,6 +142,7 @@ async function connectRemote(url: string): Promise<BulkTarget> {
       return (await call<{ latest_tx_id: number }>('export_page', { section: 'memories', limit: 1 })).latest_tx_id;
     },
     waitSearchable: () => Promise.resolve(false),
+    waitFingerprints: () => Promise.resolve(false),
     async close() {
       await client.close();
     },

@@ -125,16 +125,23 @@ async function importInto(target: BulkTarget, source: Awaited<ReturnType<typeof 
   progress.finish();
   const rate = Math.round(records / Math.max(writeSeconds, 0.001));
   const lines = [
-    `${opts.dryRun ? 'dry run: would have ' : ''}${describeCounts(counts)} from ${records.toLocaleString('en-US')} records in ${formatDuration(writeSeconds)} (${rate.toLocaleString('en-US')} records/s)`,
+    `${opts.dryRun ? 'dry run: would have ' : ''}${describeCounts(counts)} from ${records.toLocaleString('en-US')} records in ${formatDuration(writeSeconds)} (${rate.toLocaleString('en-US')} records/s, ${writeSeconds.toFixed(1)} s)`,
   ];
   if (history > 0) lines.push(`${history} history line(s) ignored (transactions are not replayed)`);
   if (!opts.dryRun && counts.inserted + counts.updated > 0) {
     const embedding = new Progress(process.stderr, 'embedding');
-    const searchable = await target.waitSearchable((jobs) => embedding.status(`${jobs.toLocaleString('en-US')} embedding job(s) left`));
+    const searchable = await target.waitSearchable((owed) => embedding.status(`${owed.toLocaleString('en-US')} memories waiting for their vectors`));
     embedding.finish();
+    const searchableSeconds = progress.elapsedSeconds();
     lines.push(
-      searchable ? `all searchable after ${formatDuration(progress.elapsedSeconds())}` : 'embedding continues on the server; lexical search finds the new memories already',
+      searchable
+        ? `all searchable after ${formatDuration(searchableSeconds)} (${searchableSeconds.toFixed(1)} s)`
+        : 'embedding continues on the server; lexical search finds the new memories already',
     );
+    const fingerprinting = new Progress(process.stderr, 'fingerprints');
+    const fingerprinted = await target.waitFingerprints((jobs) => fingerprinting.status(`${jobs.toLocaleString('en-US')} job(s) left`));
+    fingerprinting.finish();
+    if (fingerprinted) lines.push(`fingerprints computed after ${formatDuration(progress.elapsedSeconds())} (${progress.elapsedSeconds().toFixed(1)} s)`);
   }
   process.stdout.write(lines.map((l) => `context-graph import: ${l}\n`).join(''));
   return counts.rejected > 0 ? 3 : 0;

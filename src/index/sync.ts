@@ -1,11 +1,13 @@
 import type { SpaceId } from '../embed/types.js';
 import type { Logger } from '../log.js';
 import type { Db } from '../store/db.js';
-import { EMBEDDINGS_CHANNEL, fromBytes, readFeed } from '../store/embeddings-repo.js';
+import { EMBEDDINGS_CHANNEL, fromBytes, onVectorsWritten, readFeed } from '../store/embeddings-repo.js';
 import { resolveSpec, rowFits, type ResolvedSpec } from './space-index.js';
 import type { SpaceIndexSpec, VectorIndexes } from './vector-index.js';
 
 const BATCH = 2_000;
+/** Vectors written by this process kept for the replica at most (beyond, they are read back from the feed). */
+const MAX_PRIMED = 100_000;
 // LISTEN can miss a notification across a reconnect; a slow poll catches up regardless.
 const POLL_MS = 1_000;
 
@@ -20,6 +22,9 @@ export class IndexSync {
   private timer: NodeJS.Timeout | null = null;
   private unlisten: (() => Promise<void>) | null = null;
   private readonly specs: Map<string, ResolvedSpec>;
+  /** Vectors this process wrote, by feed position, not yet applied: the feed read skips their bytes. */
+  private readonly primed = new Map<number, Float32Array>();
+  private unprime: (() => void) | null = null;
 
   constructor(
     private readonly db: Db,
@@ -37,6 +42,9 @@ export class IndexSync {
   /** Starts from a snapshot position (0 replays the whole feed) and follows the feed. */
   async start(fromSeq: number): Promise<void> {
     this.lastSeq = fromSeq;
+    this.unprime = onVectorsWritten(this.db, (rows) => {
+      for (const r of rows) if (r.feedSeq > this.lastSeq && this.primed.size < MAX_PRIMED) this.primed.set(r.feedSeq, r.vector);
+    });
     await this.pull();
     this.unlisten = await this.db.listen(EMBEDDINGS_CHANNEL, () => void this.pull().catch(() => {}));
     this.timer = setInterval(() => void this.pull().catch(() => {}), POLL_MS);
@@ -68,10 +76,17 @@ export class IndexSync {
   private async drain(): Promise<number> {
     let applied = 0;
     for (;;) {
-      const rows = await readFeed(this.db, this.lastSeq, BATCH);
+      const rows = await readFeed(
+        this.db,
+        this.lastSeq,
+        BATCH,
+        [...this.primed.keys()].filter((seq) => seq > this.lastSeq),
+      );
       if (rows.length === 0) break;
       applied += await this.apply(rows);
       this.lastSeq = rows[rows.length - 1]!.feed_seq;
+      // Positions at or before the cursor were applied or superseded by a later write.
+      for (const seq of this.primed.keys()) if (seq <= this.lastSeq) this.primed.delete(seq);
       if (rows.length < BATCH) break;
     }
     return applied;
@@ -85,13 +100,14 @@ export class IndexSync {
       if (!spec) continue;
       // A vector from another model (or a removal) takes the key out of this model's index.
       // A sparse row's dim is its own (variable) length.
-      if (row.vector === null || row.model_id !== spec.modelId || !rowFits(spec, row.dim)) {
+      const vector = row.vector ? fromBytes(row.vector) : row.removed === false ? this.primed.get(row.feed_seq) : undefined;
+      if (!vector || row.model_id !== spec.modelId || !rowFits(spec, row.dim)) {
         push(removals, row.space, row.node_nid);
         continue;
       }
       const batch = upserts.get(row.space) ?? { keys: [], vectors: [] };
       batch.keys.push(row.node_nid);
-      batch.vectors.push(fromBytes(row.vector));
+      batch.vectors.push(vector);
       upserts.set(row.space, batch);
     }
     for (const [space, keys] of removals) await this.indexes.remove(space as SpaceId, keys);
@@ -102,6 +118,8 @@ export class IndexSync {
   async stop(): Promise<void> {
     if (this.timer) clearInterval(this.timer);
     this.timer = null;
+    this.unprime?.();
+    this.unprime = null;
     await this.unlisten?.().catch((err) => this.logger.debug({ err }, 'unlisten failed'));
     this.unlisten = null;
     await this.pulling?.catch(() => {});

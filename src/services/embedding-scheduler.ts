@@ -2,12 +2,12 @@ import type { Embedder } from '../embed/embedder.js';
 import { LEXICAL_SPACE } from '../embed/spaces/registry.js';
 import type { IndexSync } from '../index/sync.js';
 import { enqueueJob } from '../jobs/define.js';
-import type { JobQueue } from '../jobs/queue.js';
+import type { JobHandle, JobQueue } from '../jobs/queue.js';
 import type { Logger } from '../log.js';
 import type { Db } from '../store/db.js';
 import { writeEmbeddings } from '../store/embeddings-repo.js';
 import { nodesByNid } from '../store/nodes-repo.js';
-import { embedJob, embedJobId, embeddingText } from './embedding.js';
+import { embedJob, embedJobId, embeddingText, enqueueFingerprints } from './embedding.js';
 import { enqueueLinks } from './navigation/link-job.js';
 
 export interface ScheduledEmbedding {
@@ -65,6 +65,40 @@ export class EmbeddingScheduler {
       this.deps.logger.warn({ err, ids: nodes.map((n) => n.id) }, 'embedding not ready in time; it continues in the background');
     }
     return { searchable: false, keywordSearchable: await this.writeKeywordVectors(nids), jobId };
+  }
+
+  /**
+   * The bulk path (`context-graph import`): one embed job for many nodes, queued without writing
+   * keyword vectors here or pulling the index (the job writes every space, and the replica
+   * follows the feed), and optionally without the per-job fingerprint job (the importer
+   * enqueues it once its batches are in: `scheduleFingerprints`). Answers the job's handle so
+   * a caller can bound how far its writes run ahead of embedding (null: the queue refused it;
+   * the outbox re-enqueues the debt once it is back).
+   */
+  async scheduleBulk(nodes: ReadonlyArray<{ nid: number; version: number; id: string }>, opts: { deferFingerprints?: boolean } = {}): Promise<JobHandle | null> {
+    if (nodes.length === 0) return null;
+    const nids = nodes.map((n) => n.nid);
+    try {
+      const payload = opts.deferFingerprints ? { nids, defer_fingerprints: true } : { nids };
+      const handle = await enqueueJob(this.deps.queue, embedJob, payload, { jobId: embedJobId(nids, nodes.map((n) => n.version).join('.')) });
+      if (this.deps.autoEdges ?? true) await enqueueLinks(this.deps.queue, nodes);
+      return handle;
+    } catch (err) {
+      this.deps.logger.warn({ err, nodes: nids.length }, 'embedding not queued; the outbox re-enqueues it');
+      return null;
+    }
+  }
+
+  /** Queues the fingerprint job of each project (one waiting job per project drains all it lacks). */
+  async scheduleFingerprints(projectIds: Iterable<string>): Promise<JobHandle[]> {
+    const handles: JobHandle[] = [];
+    for (const projectId of new Set(projectIds)) handles.push(await enqueueFingerprints(this.deps.queue, projectId));
+    return handles;
+  }
+
+  /** Whether this process runs the jobs it queues (embedded mode): then waiting on a job is bounded by this process's own work. */
+  get consumesOwnJobs(): boolean {
+    return this.deps.waitMs > 0 && this.deps.indexSync !== null;
   }
 
   /** The keyword space is cheap to encode, so the writer indexes it itself instead of waiting for the job. */

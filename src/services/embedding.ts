@@ -36,10 +36,14 @@ export interface EmbedJobDeps {
  */
 export const embedJob = defineJob({
   type: 'embed',
-  payload: z.object({ nids: z.array(z.number().int().positive()).min(1) }),
+  payload: z.object({
+    nids: z.array(z.number().int().positive()).min(1),
+    /** The bulk import queues the fingerprint job itself once its batches are in (off its critical path). */
+    defer_fingerprints: z.boolean().optional(),
+  }),
   progress: embedProgress,
   result: z.object({ embedded: z.number().int().nonnegative() }),
-  async handler({ nids }, { deps, report }: JobHandlerContext<z.input<typeof embedProgress>, EmbedJobDeps>) {
+  async handler({ nids, defer_fingerprints: deferFingerprints }, { deps, report }: JobHandlerContext<z.input<typeof embedProgress>, EmbedJobDeps>) {
     const read = await nodesByNid(deps.db, nids);
     // What this run settles in the outbox: the versions it read (a newer version stays owed),
     // and nodes that no longer exist.
@@ -59,16 +63,18 @@ export const embedJob = defineJob({
     }
     await writeEmbeddings(deps.db, writes);
     await settleOwedEmbeddings(deps.db, settled);
-    if (deps.queue) {
-      // One waiting job per project is enough: it drains every memory still missing a fingerprint.
-      for (const projectId of new Set(nodes.map((n) => n.project_id))) {
-        await enqueueJob(deps.queue, fingerprintJob, { project_id: projectId }, { jobId: `fingerprint-${Buffer.from(projectId).toString('hex')}` });
-      }
+    if (deps.queue && !deferFingerprints) {
+      for (const projectId of new Set(nodes.map((n) => n.project_id))) await enqueueFingerprints(deps.queue, projectId);
     }
     await report({ embedded: nodes.length, total: nids.length });
     return { embedded: nodes.length };
   },
 });
+
+/** One waiting fingerprint job per project is enough: it drains every memory still missing a fingerprint. */
+export function enqueueFingerprints(queue: JobQueue, projectId: string) {
+  return enqueueJob(queue, fingerprintJob, { project_id: projectId }, { jobId: `fingerprint-${Buffer.from(projectId).toString('hex')}` });
+}
 
 /** Known positions per project in this process (most recently used last), for projectPositions. */
 const positionAnchors = new Map<string, PositionAnchor>();

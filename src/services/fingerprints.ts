@@ -6,7 +6,7 @@ import { defineJob, type JobHandlerContext } from '../jobs/define.js';
 import type { Db } from '../store/db.js';
 import {
   edgeCountsByNid,
-  liveMemoryCount,
+  liveMemoriesUpTo,
   lockDistanceStats,
   nidsNeedingFingerprint,
   earlierProjectNids,
@@ -16,9 +16,10 @@ import {
   writeDistanceStats,
   type StoredVector,
 } from '../store/fingerprints-repo.js';
+import { fingerprintBatchMath } from './fingerprint-batch.js';
 import { fittedLambda } from '../store/meta-utl-repo.js';
 import { nodesByNid } from '../store/nodes-repo.js';
-import { addSample, centroid, K_NEAREST, learningMagnitude, spaceSimilarity, spaceUtl, type SpaceUtl } from './utl.js';
+import { learningMagnitude } from './utl.js';
 
 /**
  * Memories of the project a fingerprint is measured against (its most recent earlier ones).
@@ -63,25 +64,52 @@ export const fingerprintJob = defineJob({
     const encoders = deps.embedder.encoders();
     const key = modelKey(encoders);
     let done = 0;
-    // One job per project drains what is missing, BATCH at a time: a burst of writes queues one
-    // job (the id dedupes while it waits), and the reference vectors are read once per batch.
-    for (;;) {
-      const nids = await nidsNeedingFingerprint(deps.db, projectId, key, BATCH);
-      if (nids.length === 0) break;
-      done += await fingerprintBatch(deps.db, encoders, key, projectId, nids);
-      await report({ done, total: done });
-      if (nids.length < BATCH) break;
+    // One job per project drains what is missing, BATCH at a time, in nid order from a cursor
+    // (a scan from the start per batch made a 100k import quadratic): a burst of writes queues
+    // one job (the id dedupes while it waits), and the reference vectors are read once per batch.
+    // A last pass from the start catches memories embedded behind the cursor meanwhile.
+    let after = 0;
+    let count: MemoryCount | null = null;
+    for (let lastPass = false; ;) {
+      const nids = await nidsNeedingFingerprint(deps.db, projectId, key, BATCH, after);
+      if (nids.length > 0) {
+        const batch = await fingerprintBatch(deps.db, encoders, key, projectId, nids, count);
+        done += batch.done;
+        count = batch.count;
+        after = nids[nids.length - 1]!;
+        await report({ done, total: done });
+      }
+      if (nids.length === BATCH) continue;
+      if (lastPass || done === 0) break;
+      lastPass = true;
+      after = 0;
+      count = null;
     }
     return { fingerprinted: done };
   },
 });
 
-const BATCH = 100;
+const BATCH = 500;
 
-async function fingerprintBatch(db: Db, encoders: readonly EncoderInfo[], key: string, projectId: string, nids: readonly number[]): Promise<number> {
+/** A project's live memories with a nid below `nid`: where the next batch's lifecycle count starts. */
+interface MemoryCount {
+  nid: number;
+  below: number;
+}
+
+async function fingerprintBatch(
+  db: Db,
+  encoders: readonly EncoderInfo[],
+  key: string,
+  projectId: string,
+  nids: readonly number[],
+  previous: MemoryCount | null,
+): Promise<{ done: number; count: MemoryCount | null }> {
   const nodes = (await nodesByNid(db, nids)).filter((n) => n.deleted_at === null).sort((a, b) => a.nid - b.nid);
-  if (nodes.length === 0) return 0;
-  const memories = await liveMemoryCount(db, projectId);
+  if (nodes.length === 0) return { done: 0, count: previous };
+  // The lifecycle stage counts the project's live memories up to each one (its interaction
+  // count when it was learned), so it does not depend on when the job runs.
+  const counts = await liveMemoriesUpTo(db, projectId, nodes[0]!.nid, nodes[nodes.length - 1]!.nid, previous);
   const fitted = await fittedLambda(db, projectId);
   const edges = await edgeCountsByNid(
     db,
@@ -94,48 +122,19 @@ async function fingerprintBatch(db: Db, encoders: readonly EncoderInfo[], key: s
     projectId,
     nodes.map((n) => n.nid),
   );
-  // Per space, the vectors in nid order and where each nid sits among them.
-  const modelOf = new Map(encoders.map((e) => [e.space as string, e.modelId]));
-  const bySpace = new Map<string, StoredVector[]>();
-  for (const v of [...before, ...own].sort((a, b) => a.nid - b.nid)) {
-    if (modelOf.get(v.space) !== v.model_id) continue;
-    const list = bySpace.get(v.space);
-    if (list) list.push(v);
-    else bySpace.set(v.space, [v]);
-  }
-  const positionIn = new Map([...bySpace].map(([space, list]) => [space, new Map(list.map((v, i) => [v.nid, i]))]));
   await db.transaction(async (tx) => {
     const stats = await lockDistanceStats(
       tx,
       projectId,
       encoders.map((e) => e.space),
     );
+    const results = fingerprintBatchMath({ encoders, nids: nodes.map((n) => n.nid), vectors: [...before, ...own], edges, stats, window: REFERENCE_SIZE });
     const rows: Array<Omit<FingerprintRow, 'computed_at'>> = [];
     for (const node of nodes) {
-      const perSpace: Array<SpaceUtl & { space: SpaceId }> = [];
-      for (const enc of encoders) {
-        const all = bySpace.get(enc.space) ?? [];
-        const at = positionIn.get(enc.space)?.get(node.nid) ?? -1;
-        if (at < 0) continue;
-        const x = all[at]!.vector;
-        const refs = all.slice(Math.max(0, at - REFERENCE_SIZE), at);
-        const sparse = enc.dim === 0;
-        const sims = refs.map((r) => spaceSimilarity(sparse, x, r.vector));
-        const c = sparse ? null : centroid(refs.map((r) => r.vector));
-        const centroidCos = c ? spaceSimilarity(false, x, c) : sims.length ? sims.reduce((s, v) => s + v, 0) / sims.length : 0;
-        const near = sims
-          .map((s, i) => ({ s, i }))
-          .sort((a, b) => b.s - a.s)
-          .slice(0, K_NEAREST)
-          .map((h) => refs[h.i]!.vector);
-        const s0 = stats.get(enc.space) ?? { space: enc.space, n: 0, mean: 0, m2: 0 };
-        const utl = spaceUtl({ sims, centroidCos, neighbourConsistency: meanPairwise(sparse, near), edges: edges.get(node.nid) ?? 0, stats: s0 });
-        if (sims.length > 0) stats.set(enc.space, { space: enc.space, ...addSample(s0, utl.knnDistance) });
-        perSpace.push({ ...utl, space: enc.space });
-      }
+      const perSpace = results.get(node.nid) ?? [];
       const { learning, stage } = learningMagnitude(
         perSpace.map((s) => ({ surprise: s.surprise, coherence: s.coherence, weight: utlWeight(s.space) })),
-        memories,
+        counts.get(node.nid) ?? counts.size,
         fitted ? { lambdaS: fitted.lambda_s, lambdaC: fitted.lambda_c } : null,
       );
       rows.push({
@@ -155,7 +154,8 @@ async function fingerprintBatch(db: Db, encoders: readonly EncoderInfo[], key: s
     await upsertFingerprints(tx, rows);
     await writeDistanceStats(tx, projectId, [...stats.values()]);
   });
-  return nodes.length;
+  const last = nodes[nodes.length - 1]!.nid;
+  return { done: nodes.length, count: { nid: last + 1, below: counts.get(last) ?? 0 } };
 }
 
 /**
@@ -174,22 +174,9 @@ async function cachedVectors(db: Db, projectId: string, nids: readonly number[])
     cache = new Map();
     vectorCache.set(projectId, cache);
   }
+  // Keep the window bounded (the oldest nids go first), before adding what this call returns.
+  if (cache.size > 4 * REFERENCE_SIZE) for (const nid of [...cache.keys()].sort((a, b) => a - b).slice(0, cache.size - 2 * REFERENCE_SIZE)) cache.delete(nid);
   const missing = nids.filter((n) => !cache.has(n));
   for (const v of await vectorsOfNodes(db, missing)) cache.set(v.nid, [...(cache.get(v.nid) ?? []), v]);
-  // Keep the window bounded: the oldest nids go first.
-  if (cache.size > 4 * REFERENCE_SIZE) for (const nid of [...cache.keys()].sort((a, b) => a - b).slice(0, cache.size - 2 * REFERENCE_SIZE)) cache.delete(nid);
   return nids.flatMap((n) => cache.get(n) ?? []);
-}
-
-/** Mean cosine among a handful of vectors: how much a memory's nearest neighbours agree. */
-function meanPairwise(sparse: boolean, vectors: readonly Float32Array[]): number {
-  let sum = 0;
-  let pairs = 0;
-  for (let i = 0; i < vectors.length; i++) {
-    for (let j = i + 1; j < vectors.length; j++) {
-      sum += spaceSimilarity(sparse, vectors[i]!, vectors[j]!);
-      pairs++;
-    }
-  }
-  return pairs ? sum / pairs : 0;
 }

@@ -9,11 +9,30 @@ export { OBSERVATION_PREDICATE } from './import-batch.js';
 
 /** Most records one batch (one transaction) takes. */
 export const MAX_IMPORT_BATCH = 2_000;
-const EMBED_BATCH = 256;
+/** Nodes per embed job on the pipelined path, and per keyword write + job otherwise. */
+const EMBED_BATCH = 500;
+const KEYWORD_BATCH = 256;
+/**
+ * Embed jobs an import may have queued and not yet finished before its next batch waits (when
+ * this process runs them): the writes stay a few seconds ahead of embedding, well inside the
+ * outbox's lease, so no debt is dispatched twice and memory stays bounded.
+ */
+const MAX_JOBS_AHEAD = 4;
+const JOB_WAIT_MS = 120_000;
 
 export interface ImportBatchOptions extends ImportOverrides {
   dryRun?: boolean;
   actor?: string | null;
+  /**
+   * The pipelined bulk path (`context-graph import` in embedded mode): embed jobs are queued
+   * without writing keyword vectors or pulling the index per batch (the import is searchable
+   * once the jobs are done), the writes run at most MAX_JOBS_AHEAD jobs ahead of embedding, and
+   * no fingerprint job is queued per embed job: the caller calls `scheduleDeferredFingerprints()`
+   * once its batches are in, so UTL runs once over the whole import, off its critical path.
+   * Without it (the `import_records` tool), each batch's keyword vectors are written at once so
+   * lexical search finds it before the embed jobs finish.
+   */
+  pipelined?: boolean;
 }
 
 export interface ImportBatchResult extends ImportCounts {
@@ -39,7 +58,20 @@ class DryRunRollback extends Error {
  * A record that cannot be written is reported by index and the others go in.
  */
 export class ImportService {
-  constructor(private readonly deps: { db: Db; embedding: Pick<EmbeddingScheduler, 'schedule'> }) {}
+  /** Embed jobs of this process's imports still running (bounded by MAX_JOBS_AHEAD). */
+  private readonly inflight: Array<Promise<unknown>> = [];
+  /** Projects whose fingerprints an import deferred and nobody has queued yet. */
+  private readonly deferred = new Set<string>();
+
+  constructor(private readonly deps: { db: Db; embedding: Pick<EmbeddingScheduler, 'schedule' | 'scheduleBulk' | 'scheduleFingerprints' | 'consumesOwnJobs'> }) {}
+
+  /** Queues the fingerprint jobs deferred by pipelined imports; resolves when they are done (or at once when another process runs them). */
+  async scheduleDeferredFingerprints(): Promise<void> {
+    const projects = [...this.deferred];
+    this.deferred.clear();
+    const handles = await this.deps.embedding.scheduleFingerprints(projects);
+    if (this.deps.embedding.consumesOwnJobs) await Promise.all(handles.map((h) => h.finished(JOB_WAIT_MS * 10).catch(() => undefined)));
+  }
 
   async importBatch(raw: readonly unknown[], opts: ImportBatchOptions = {}): Promise<ImportBatchResult> {
     const rejections: ImportBatchResult['rejections'] = [];
@@ -56,10 +88,22 @@ export class ImportService {
         return outcome;
       });
       const jobIds: string[] = [];
-      for (let i = 0; i < result.changed.length; i += EMBED_BATCH) {
-        const r = await this.deps.embedding.schedule(result.changed.slice(i, i + EMBED_BATCH), { wait: false });
-        if (r.jobId) jobIds.push(r.jobId);
+      if (!opts.pipelined) {
+        for (let i = 0; i < result.changed.length; i += KEYWORD_BATCH) {
+          const r = await this.deps.embedding.schedule(result.changed.slice(i, i + KEYWORD_BATCH), { wait: false });
+          if (r.jobId) jobIds.push(r.jobId);
+        }
+        return { txId, jobIds, ...countsOf(result, rejections) };
       }
+      for (const n of result.changed) this.deferred.add(n.project_id);
+      for (let i = 0; i < result.changed.length; i += EMBED_BATCH) {
+        const handle = await this.deps.embedding.scheduleBulk(result.changed.slice(i, i + EMBED_BATCH), { deferFingerprints: true });
+        if (!handle) continue;
+        jobIds.push(handle.id);
+        // A failed job is not this batch's failure: the outbox still owes its vectors and re-enqueues them.
+        if (this.deps.embedding.consumesOwnJobs) this.inflight.push(handle.finished(JOB_WAIT_MS).catch(() => undefined));
+      }
+      while (this.inflight.length > MAX_JOBS_AHEAD) await this.inflight.shift();
       return { txId, jobIds, ...countsOf(result, rejections) };
     } catch (err) {
       if (err instanceof DryRunRollback) return { txId: 0, jobIds: [], ...err.outcome };

@@ -14,6 +14,8 @@ export interface FeedRow {
   dim: number;
   vector: Uint8Array | null;
   feed_seq: number;
+  /** The vector was retracted (its node deleted); absent from older readers' rows. */
+  removed?: boolean;
 }
 
 /** Channel front ends LISTEN on to pull new vectors into their index replicas. */
@@ -34,18 +36,40 @@ export function fromBytes(b: Uint8Array): Float32Array {
   return new Float32Array(copy.buffer);
 }
 
+/** A vector this process wrote, at the feed position it took: what an index replica of the same process would read back. */
+export interface WrittenVector {
+  feedSeq: number;
+  vector: Float32Array;
+}
+
+/**
+ * Listeners of committed vector writes per Db object (in-process only): an index replica of the
+ * same process takes the vectors from here instead of reading the bytes back from the feed.
+ * The feed stays the source of truth (positions, models, removals); this only saves the read.
+ */
+const written = new WeakMap<object, Set<(rows: readonly WrittenVector[]) => void>>();
+
+export function onVectorsWritten(db: Db, listener: (rows: readonly WrittenVector[]) => void): () => void {
+  const set = written.get(db) ?? new Set();
+  written.set(db, set);
+  set.add(listener);
+  return () => set.delete(listener);
+}
+
 /** Upserts vectors (idempotent: the same write twice leaves the same rows) and notifies replicas. */
 export async function writeEmbeddings(db: Db, writes: readonly EmbeddingWrite[]): Promise<void> {
   if (writes.length === 0) return;
-  await db.transaction(async (tx) => {
+  const listeners = written.get(db);
+  const rows = await db.transaction(async (tx) => {
     await tx.query(`select pg_advisory_xact_lock($1)`, [FEED_WRITE_LOCK]);
-    await tx.query(
+    const rows = await tx.query<{ node_nid: number; space: string; feed_seq: number }>(
       `insert into embeddings (node_nid, space, model_id, dim, vector)
        select w.nid, w.space, w.model_id, w.dim, decode(w.hex, 'hex')
          from unnest($1::bigint[], $2::text[], $3::text[], $4::int[], $5::text[]) as w(nid, space, model_id, dim, hex)
        on conflict (node_nid, space) do update
          set model_id = excluded.model_id, dim = excluded.dim, vector = excluded.vector,
-             feed_seq = nextval('embedding_feed_seq'), updated_at = now()`,
+             feed_seq = nextval('embedding_feed_seq'), updated_at = now()
+       ${listeners?.size ? 'returning node_nid, space, feed_seq' : ''}`,
       [
         writes.map((w) => w.nid),
         writes.map((w) => w.space),
@@ -55,14 +79,28 @@ export async function writeEmbeddings(db: Db, writes: readonly EmbeddingWrite[])
       ],
     );
     await tx.query(`select pg_notify($1, '')`, [EMBEDDINGS_CHANNEL]);
+    return rows;
   });
+  if (!listeners?.size || rows.length === 0) return;
+  // A key written twice in one call keeps the last vector, as the upsert did.
+  const vectorOf = new Map(writes.map((w) => [`${w.nid}|${w.space}`, w.vector]));
+  const out = rows.map((r) => ({ feedSeq: Number(r.feed_seq), vector: vectorOf.get(`${Number(r.node_nid)}|${r.space}`)! }));
+  for (const listener of listeners) listener(out);
 }
 
-export async function readFeed(q: Queryable, afterSeq: number, limit: number): Promise<FeedRow[]> {
+/**
+ * The feed after `afterSeq`. Rows at a position in `known` (vectors this process wrote and
+ * still holds) come without their bytes (`vector` null, `removed` false); `removed` marks a
+ * retracted vector.
+ */
+export async function readFeed(q: Queryable, afterSeq: number, limit: number, known: readonly number[] = []): Promise<FeedRow[]> {
   return q.query<FeedRow & Record<string, unknown>>(
-    `select node_nid, space, model_id, dim, vector, feed_seq from embeddings
-      where feed_seq > $1 order by feed_seq limit $2`,
-    [afterSeq, limit],
+    `select e.node_nid, e.space, e.model_id, e.dim, e.feed_seq, e.vector is null as removed,
+            case when k.seq is null then e.vector end as vector
+       from (select * from embeddings where feed_seq > $1 order by feed_seq limit $2) e
+       left join unnest($3::bigint[]) as k(seq) on k.seq = e.feed_seq
+      order by e.feed_seq`,
+    [afterSeq, limit, known],
   );
 }
 

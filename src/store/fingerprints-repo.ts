@@ -25,6 +25,22 @@ export async function liveMemoryCount(q: Queryable, projectId: string): Promise<
   return Number(row?.n ?? 0);
 }
 
+/**
+ * Per live node of the project with a nid in [lo, hi]: how many live memories the project holds
+ * up to and including it. Counted from `from` (a count below a nid ≤ lo, from the previous batch)
+ * rather than from the start, so a job walking a large project counts each node once.
+ */
+export async function liveMemoriesUpTo(q: Queryable, projectId: string, lo: number, hi: number, from: { nid: number; below: number } | null): Promise<Map<number, number>> {
+  const start = from && from.nid <= lo ? from : { nid: 0, below: 0 };
+  const rows = await q.query<{ nid: number; n: number }>(
+    `with base as materialized (select count(*)::int as c from nodes where project_id = $1 and deleted_at is null and nid >= $4 and nid < $2)
+     select nid, ($5 + base.c + row_number() over (order by nid))::int as n
+       from nodes, base where project_id = $1 and deleted_at is null and nid between $2 and $3`,
+    [projectId, lo, hi, start.nid, start.below],
+  );
+  return new Map(rows.map((r) => [Number(r.nid), Number(r.n)]));
+}
+
 /** Live edges touching each node (connectivity). */
 export async function edgeCountsByNid(q: Queryable, nids: readonly number[]): Promise<Map<number, number>> {
   if (nids.length === 0) return new Map();
@@ -113,14 +129,14 @@ export async function liveFingerprints(q: Queryable, projectId: string | null, l
   return rows.map((r) => ({ ...r, node_nid: Number(r.node_nid), learning: Number(r.learning) }));
 }
 
-/** A project's live, embedded memories without a fingerprint under `modelKey`, oldest first. */
-export async function nidsNeedingFingerprint(q: Queryable, projectId: string, modelKey: string, limit: number): Promise<number[]> {
+/** A project's live, embedded memories after nid `after` without a fingerprint under `modelKey`, oldest first. */
+export async function nidsNeedingFingerprint(q: Queryable, projectId: string, modelKey: string, limit: number, after = 0): Promise<number[]> {
   const rows = await q.query<{ nid: number }>(
     `select n.nid from nodes n left join fingerprints f on f.node_nid = n.nid
-      where n.project_id = $1 and n.deleted_at is null and (f.node_nid is null or f.model_key <> $2)
+      where n.project_id = $1 and n.nid > $4 and n.deleted_at is null and (f.node_nid is null or f.model_key <> $2)
         and exists (select 1 from embeddings e where e.node_nid = n.nid and e.vector is not null)
       order by n.nid limit $3`,
-    [projectId, modelKey, limit],
+    [projectId, modelKey, limit, after],
   );
   return rows.map((r) => Number(r.nid));
 }

@@ -1,0 +1,112 @@
+// Per-stage timings of a bulk import, in process, against any built checkout:
+//   node bench/profile-import.mjs <checkout> [memories=10000] [batch=1000]
+// Opens an embedded app from <checkout>/dist on a fresh temp directory, imports a seeded corpus
+// through ImportService.importBatch in batches (what `context-graph import` does), waits until
+// every memory is searchable (no embed job left and the index replica caught up), then until the
+// queue is empty (fingerprints). Prints wall times, process CPU ms per memory (all threads), and
+// where the main thread's awaited time went: statements by their first words, transactions,
+// embedding pool calls and index thread calls (overlapping calls are each counted).
+/* global setTimeout, performance */
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+
+const [root, nArg, batchArg] = process.argv.slice(2);
+if (!root) throw new Error('usage: node bench/profile-import.mjs <checkout> [memories] [batch]');
+const n = Number(nArg ?? 10_000);
+const batch = Number(batchArg ?? 1000);
+const from = (p) => import(join(root, 'dist', p));
+const { openBenchApp } = await from('bench/app.js');
+const { makeCorpus } = await from('bench/corpus.js');
+
+const dir = await mkdtemp(join(tmpdir(), 'cg-profile-import-'));
+const app = await openBenchApp(dir, null);
+const stages = new Map();
+const add = (key, ms) => {
+  const s = stages.get(key) ?? { calls: 0, ms: 0 };
+  s.calls++;
+  s.ms += ms;
+  stages.set(key, s);
+};
+const timed = (obj, name, key) => {
+  const f = obj[name].bind(obj);
+  obj[name] = async (...a) => {
+    const t0 = performance.now();
+    try {
+      return await f(...a);
+    } finally {
+      add(typeof key === 'function' ? key(...a) : key, performance.now() - t0);
+    }
+  };
+};
+const sqlKey = (text) => 'sql ' + text.trim().replace(/\s+/g, ' ').split(' ').slice(0, 4).join(' ').slice(0, 48);
+timed(app.db, 'query', sqlKey);
+// Exclusive time inside PGlite (wasm): every protocol message of every statement, by the statement
+// running; a transaction's own statements never wait on others, so this is the store's real cost.
+let current = 'other';
+const pg = app.db.pg;
+if (pg?.execProtocolRawSync) {
+  for (const name of ['execProtocolRawSync']) {
+    const f = pg[name].bind(pg);
+    pg[name] = (...a) => {
+      const t0 = performance.now();
+      try {
+        return f(...a);
+      } finally {
+        add(`pglite ${current}`, performance.now() - t0);
+      }
+    };
+  }
+  const q = pg.query.bind(pg);
+  pg.query = (text, ...rest) => ((current = sqlKey(text).slice(4)), q(text, ...rest));
+  const t = pg.transaction.bind(pg);
+  pg.transaction = (fn) =>
+    t((tx) => {
+      const tq = tx.query.bind(tx);
+      tx.query = (text, ...rest) => ((current = sqlKey(text).slice(4)), tq(text, ...rest));
+      return fn(tx);
+    });
+}
+const transaction = app.db.transaction.bind(app.db);
+app.db.transaction = (fn) => {
+  const t0 = performance.now();
+  return transaction((tx) => (timed(tx, 'query', sqlKey), fn(tx))).finally(() => add('transaction (whole)', performance.now() - t0));
+};
+timed(app.embedder, 'embed', 'embedder.embed');
+timed(app.indexes, 'upsert', (space) => `indexes.upsert ${space}`);
+timed(app.indexSync, 'pull', 'indexSync.pull');
+
+const records = makeCorpus(n, 42).map((m) => ({ type: 'memory', ...m }));
+const cpu0 = process.cpuUsage();
+const t0 = performance.now();
+for (let i = 0; i < records.length; i += batch) {
+  const t = performance.now();
+  // pipelined: what `context-graph import` asks for in embedded mode (a checkout without it ignores it).
+  await app.services.bulkImport.importBatch(records.slice(i, i + batch), { actor: 'profile', pipelined: true });
+  add('importBatch', performance.now() - t);
+}
+const written = performance.now() - t0;
+const owed = async () => Number((await app.db.query('select count(*)::int as n from embedding_outbox'))[0].n);
+while ((await owed()) > 0) await new Promise((r) => setTimeout(r, 20));
+await app.indexSync.pull();
+const searchable = performance.now() - t0;
+await app.services.bulkImport.scheduleDeferredFingerprints?.();
+for (;;) {
+  const c = await app.queue.counts();
+  if (c.waiting + c.active === 0) break;
+  await new Promise((r) => setTimeout(r, 20));
+}
+const drained = performance.now() - t0;
+const cpu = process.cpuUsage(cpu0);
+const fingerprints = Number((await app.db.query('select count(*)::int as n from fingerprints'))[0].n);
+const sizes = await app.indexes.sizes();
+await app.close();
+await rm(dir, { recursive: true, force: true });
+
+const r = (x) => Math.round(x);
+console.log(`${root}: ${n} memories, batches of ${batch}`);
+console.log(`written ${r(written)} ms (${r(n / (written / 1000))}/s); searchable ${r(searchable)} ms (${r(n / (searchable / 1000))}/s); fingerprints done ${r(drained)} ms`);
+console.log(
+  `CPU ${r((cpu.user + cpu.system) / 1000)} ms = ${((cpu.user + cpu.system) / 1000 / n).toFixed(2)} ms/memory; fingerprints ${fingerprints}; index sizes ${JSON.stringify(sizes)}`,
+);
+for (const [k, s] of [...stages].sort((a, b) => b[1].ms - a[1].ms).slice(0, 40)) console.log(`${String(r(s.ms)).padStart(8)} ms ${String(s.calls).padStart(6)}× ${k}`);

@@ -1,0 +1,89 @@
+import assert from 'node:assert/strict';
+import { after, before, describe, test } from 'node:test';
+import { createApp, type App } from '../../src/app.js';
+import { loadConfig } from '../../src/config.js';
+import { fromBytes } from '../../src/store/embeddings-repo.js';
+import { createLogger } from '../../src/log.js';
+import { tempDir } from '../helpers/cli.js';
+
+// The pipelined bulk path of `context-graph import` (embedded): batches are written, their embed
+// jobs queued without per-batch index pulls, and fingerprints computed once at the end. What a
+// user relies on: every memory ends up searchable with a vector in every space the embedder
+// produces, every memory gets a fingerprint, and running the import again writes nothing.
+
+const N = 120;
+/** A made-up word only memory i holds (letters only, so every tokenizer keeps it whole). */
+const word = (i: number) => `zorbl${String.fromCharCode(97 + (i % 26))}${String.fromCharCode(97 + Math.floor(i / 26))}`;
+const records = Array.from({ length: N }, (_, i) => ({
+  type: 'memory',
+  content: `Pipeline note ${i}: the ${['billing', 'search', 'backup'][i % 3]} service rotates ${['keys', 'logs', 'tokens', 'caches'][i % 4]} ${word(i)}`,
+  topic: `topic ${i % 5}`,
+  tags: ['bulk'],
+}));
+
+describe('pipelined import (embedded)', () => {
+  let dir: Awaited<ReturnType<typeof tempDir>>;
+  let app: App;
+  before(async () => {
+    dir = await tempDir('cg-import-pipelined-');
+    app = await createApp(loadConfig({ CONTEXT_GRAPH_DATA_DIR: dir.path, CONTEXT_GRAPH_AUTO_EDGES: 'off' }), createLogger('warn'));
+  });
+  after(async () => {
+    await app?.close();
+    await dir?.remove();
+  });
+
+  const count = async (sql: string) => (await app.db.query<{ n: number }>(sql))[0]!.n;
+
+  test('every imported memory is searchable in every space and fingerprinted; a second run skips them all', async () => {
+    let inserted = 0;
+    for (let i = 0; i < N; i += 50) inserted += (await app.services.bulkImport.importBatch(records.slice(i, i + 50), { pipelined: true, actor: 'test' })).inserted;
+    assert.equal(inserted, N);
+    // Searchable: nothing owed in the outbox, then the replica has caught up with the feed.
+    for (let tries = 0; (await count('select count(*)::int as n from embedding_outbox')) > 0; tries++) {
+      assert.ok(tries < 600, 'embedding never finished');
+      await new Promise((r) => setTimeout(r, 50));
+    }
+    await app.indexSync.pull();
+    const spaces = app.embedder.encoders().map((e) => e.space);
+    assert.ok(spaces.length >= 2);
+    const sizes = await app.indexes.sizes();
+    for (const space of spaces) assert.equal(sizes[space], N, `index of ${space}`);
+    assert.equal(await count(`select count(*)::int as n from embeddings where vector is not null`), N * spaces.length);
+    // No fingerprint yet: the import deferred them; then one job per project computes them all.
+    assert.equal(await count('select count(*)::int as n from fingerprints'), 0);
+    await app.services.bulkImport.scheduleDeferredFingerprints();
+    assert.equal(await count('select count(*)::int as n from fingerprints'), N);
+    const stages = await app.db.query<{ stage: string; n: number }>(`select stage, count(*)::int as n from fingerprints group by stage order by stage`);
+    // The lifecycle stage counts the memories up to each one, not the project's size when the job ran.
+    assert.deepEqual(
+      stages.map((s) => [s.stage, s.n]),
+      [
+        ['growth', N - 49],
+        ['infancy', 49],
+      ],
+    );
+    const [fp] = await app.db.query<{ spaces: string[] }>(`select spaces from fingerprints order by node_nid desc limit 1`);
+    assert.deepEqual([...fp!.spaces].sort(), [...spaces].sort());
+
+    // Each memory is found in every space's index by its own stored vector (the replica holds
+    // exactly what was written, whichever way it got there).
+    for (const i of [0, 61, N - 1]) {
+      const [node] = await app.db.query<{ nid: number }>(`select nid from nodes where content like $1`, [`%${word(i)}`]);
+      const stored = await app.db.query<{ space: string; vector: Uint8Array }>(`select space, vector from embeddings where node_nid = $1`, [node!.nid]);
+      assert.equal(stored.length, spaces.length);
+      for (const { space, vector } of stored) {
+        const hits = await app.indexes.search(space as never, fromBytes(vector), N);
+        assert.ok(
+          hits.some((h) => h.key === Number(node!.nid)),
+          `memory ${i} not found in ${space}`,
+        );
+      }
+    }
+
+    // Resume: the same records again are all skipped, nothing written, nothing queued.
+    const again = await app.services.bulkImport.importBatch(records, { pipelined: true, actor: 'test' });
+    assert.deepEqual([again.inserted, again.skipped, again.jobIds.length], [0, N, 0]);
+    assert.equal(await count('select count(*)::int as n from nodes'), N);
+  });
+});
