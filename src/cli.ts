@@ -20,6 +20,7 @@ import { legacySse } from './transports/legacy-sse.js';
 import { SessionLimits } from './transports/session-limits.js';
 import { forwardStdio, serveStdio } from './transports/stdio.js';
 import { RateLimits } from './transports/rate-limit.js';
+import { InFlightLimits } from './transports/in-flight.js';
 
 interface Command {
   summary: string;
@@ -168,6 +169,7 @@ function startHttp(app: App, host: string, port: number): Promise<HttpServer> {
     transports: [streamableHttp(app, limits), restGateway(app), legacySse(app, { heartbeatMs: app.config.sseHeartbeatMs, graceMs: app.config.sseGraceMs, limits })],
     security,
     limiter: RateLimits.fromConfig(app.config),
+    inFlight: InFlightLimits.fromConfig(app.config),
     connections: {
       headersTimeoutMs: Math.min(app.config.httpHeadersTimeoutMs, app.config.httpRequestTimeoutMs),
       requestTimeoutMs: app.config.httpRequestTimeoutMs,

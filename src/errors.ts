@@ -165,6 +165,13 @@ export const ERROR_REGISTRY = {
     retryable: true,
     hint: 'Too many calls too fast: wait retry_after_ms (details) and retry; the limits are CONTEXT_GRAPH_RATE_LIMIT_*.',
   },
+  SUBSCRIPTIONS_FULL: {
+    channel: 'jsonrpc',
+    rpcCode: -32046,
+    httpStatus: 429,
+    retryable: false,
+    hint: 'This session holds as many resource subscriptions as it may (CONTEXT_GRAPH_MAX_SUBSCRIPTIONS_PER_SESSION): unsubscribe from some first.',
+  },
 } as const satisfies Record<string, RegistryEntry>;
 
 export type ErrorCode = keyof typeof ERROR_REGISTRY;
