@@ -34,7 +34,7 @@ const SLOW = Number(values.slow);
 const RATE = Number(values.rate);
 const SECONDS = Number(values.seconds);
 /** The sessions phase stops here, whatever it has left to do (20,000 take minutes on a loaded 2-core machine). */
-const SESSIONS_CAP_MS = 300_000;
+const SESSIONS_CAP_MS = 480_000;
 
 interface Answer {
   status: number;

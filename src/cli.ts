@@ -19,6 +19,7 @@ import { restGateway } from './transports/rest-gateway.js';
 import { legacySse } from './transports/legacy-sse.js';
 import { SessionLimits } from './transports/session-limits.js';
 import { forwardStdio, serveStdio } from './transports/stdio.js';
+import { EarlyStdio, staticHandshake } from './transports/stdio-early.js';
 import { RateLimits } from './transports/rate-limit.js';
 import { InFlightLimits } from './transports/in-flight.js';
 
@@ -232,6 +233,8 @@ async function serve(config: Config, _args: ParsedArgs, logger: Logger): Promise
 }
 
 async function stdio(config: Config, _args: ParsedArgs, logger: Logger): Promise<number> {
+  const local = new EarlyStdio(staticHandshake(config, logger));
+  await local.open();
   const { lock, heldMessage, heldUrl } = await lockOrOwner(config);
   if (heldMessage) {
     if (!heldUrl) {
@@ -246,12 +249,12 @@ async function stdio(config: Config, _args: ParsedArgs, logger: Logger): Promise
       if (next.lock) owned = await ownDataDir(config, logger, next.lock);
       return owned?.url ?? next.heldUrl ?? null;
     };
-    await forwardStdio(heldUrl, logger, { token: resolveAuthToken(config), nextOwner });
+    await forwardStdio(heldUrl, logger, { token: resolveAuthToken(config), nextOwner, local });
     await (owned as StdioOwner | null)?.drain();
     return 0;
   }
   const owner = await ownDataDir(config, logger, lock);
-  await serveStdio(owner.app);
+  await serveStdio(owner.app, local);
   await owner.drain();
   return 0;
 }
