@@ -11,10 +11,12 @@
  * per-client limits apply to them and not to the probe. Prints one JSON report.
  */
 import { readFileSync } from 'node:fs';
+import { loadavg } from 'node:os';
 import { Agent, request } from 'node:http';
 import { connect, type Socket } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { parseArgs } from 'node:util';
+import { loadConfig } from '../src/config.js';
 import { childEnv, startServe, tempDir } from '../test/helpers/cli.js';
 import { log } from './env.js';
 import { summarize } from './stats.js';
@@ -31,8 +33,8 @@ const SESSIONS = Number(values.sessions);
 const SLOW = Number(values.slow);
 const RATE = Number(values.rate);
 const SECONDS = Number(values.seconds);
-/** No phase runs longer than this, whatever it has left to do. */
-const PHASE_CAP_MS = 40_000;
+/** The sessions phase stops here, whatever it has left to do (20,000 take minutes on a loaded 2-core machine). */
+const SESSIONS_CAP_MS = 480_000;
 
 interface Answer {
   status: number;
@@ -102,24 +104,47 @@ async function main(): Promise<void> {
       await sleep(250);
     }
   })();
-  const report: Record<string, unknown> = { rss_start_mb: rssMb(pid) };
+  const report: Record<string, unknown> = { load_average_start: loadavg().map((l) => Number(l.toFixed(2))), rss_start_mb: rssMb(pid) };
+  const init = { jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'soak', version: '1' } } };
+  const drop = (from: string, id: string) => send(port, from, 'DELETE', '/mcp', undefined, { 'mcp-session-id': id, 'mcp-protocol-version': '2025-06-18' });
+
+  // 0. What one open session costs the server (RSS), from 100 held open from 2 addresses: with
+  // the configured session memory, it makes the bound the server must stay within.
+  phase = 'kept-sessions';
+  const keptBefore = rssMb(pid);
+  const kept: Array<{ from: string; id: string }> = [];
+  for (let i = 0; i < 100; i++) {
+    const from = `127.0.4.${(i % 2) + 1}`;
+    const id = (await send(port, from, 'POST', '/mcp', init)).headers['mcp-session-id'];
+    if (typeof id === 'string') kept.push({ from, id });
+  }
+  await sleep(1_000);
+  const perSessionMb = (rssMb(pid) - keptBefore) / Math.max(1, kept.length);
+  for (const k of kept) await drop(k.from, k.id);
+  const config = loadConfig({});
+  const boundMb = Math.round(report.rss_start_mb as number) + Math.round(config.maxSessions * (Math.max(0, perSessionMb) + config.sessionMemoryBytes / 2 ** 20));
+  report.memory_bound = {
+    max_sessions: config.maxSessions,
+    session_memory_bytes: config.sessionMemoryBytes,
+    measured_mb_per_open_session: Number(perSessionMb.toFixed(3)),
+    bound_mb: boundMb,
+    how: 'rss_start + max_sessions × (measured RSS per open session + session_memory_bytes)',
+  };
 
   // 1. Sessions opened and dropped, 50 at a time from 50 addresses.
   phase = 'sessions';
   const sessions: Record<string, number> = {};
   let opened = 0;
   const started1 = Date.now();
-  const init = { jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'soak', version: '1' } } };
   await Promise.all(
     Array.from({ length: 50 }, async (_, w) => {
       const from = `127.0.1.${w + 1}`;
-      while (opened < SESSIONS && Date.now() - started1 < PHASE_CAP_MS) {
+      while (opened < SESSIONS && Date.now() - started1 < SESSIONS_CAP_MS) {
         opened++;
         const a = await send(port, from, 'POST', '/mcp', init);
         count(sessions, `open_${a.status}`);
         const id = a.headers['mcp-session-id'];
-        if (typeof id === 'string')
-          count(sessions, `drop_${(await send(port, from, 'DELETE', '/mcp', undefined, { 'mcp-session-id': id, 'mcp-protocol-version': '2025-06-18' })).status}`);
+        if (typeof id === 'string') count(sessions, `drop_${(await drop(from, id)).status}`);
       }
     }),
   );
@@ -188,6 +213,10 @@ async function main(): Promise<void> {
   report.rss_max_mb = Math.max(...rss.map((r) => r.mb));
   report.health_after = health.status;
   report.probe = Object.fromEntries(Object.entries(probe).map(([k, v]) => [k, { ...summarize(v.ms), failures: v.failures }]));
+  report.probe_all = summarize(Object.values(probe).flatMap((v) => v.ms));
+  report.probe_failures = Object.values(probe).reduce((n, v) => n + Object.values(v.failures).reduce((a, b) => a + b, 0), 0);
+  report.rss_peak_within_bound = (report.rss_max_mb as number) <= boundMb;
+  report.load_average_end = loadavg().map((l) => Number(l.toFixed(2)));
   for (const a of agents.values()) a.destroy();
   await server.stop();
   await dir.remove();

@@ -12,15 +12,12 @@ import { listSurface, renderReference } from './mcp/docs.js';
 import { exportCommand } from './cli/export.js';
 import { importCommand } from './cli/import.js';
 import { acquireDirLock, describeHolder, type DirLock, type LockMode } from './store/dir-lock.js';
-import { startHttpServer, type HttpServer } from './transports/http-server.js';
+import { startHttp } from './cli/http-front-end.js';
 import { bindRefusal, resolveAuthToken } from './transports/http-security.js';
-import { MCP_PATH, streamableHttp } from './transports/streamable-http.js';
-import { restGateway } from './transports/rest-gateway.js';
-import { uiStatic } from './transports/ui-static.js';
-import { legacySse } from './transports/legacy-sse.js';
-import { SessionLimits } from './transports/session-limits.js';
+import type { HttpServer } from './transports/http-server.js';
+import { MCP_PATH } from './transports/streamable-http.js';
 import { forwardStdio, serveStdio } from './transports/stdio.js';
-import { RateLimits } from './transports/rate-limit.js';
+import { EarlyStdio, staticHandshake } from './transports/stdio-early.js';
 
 interface Command {
   summary: string;
@@ -153,30 +150,6 @@ async function lockOrOwner(config: Config): Promise<Awaited<ReturnType<typeof lo
   }
 }
 
-/**
- * The HTTP front end with every transport mounted. A new transport is its file in
- * src/transports/ plus one entry in this list.
- */
-function startHttp(app: App, host: string, port: number): Promise<HttpServer> {
-  const security = { token: resolveAuthToken(app.config), allowedOrigins: app.config.allowedOrigins };
-  // One count for /mcp and /sse together.
-  const limits = SessionLimits.fromConfig(app.config);
-  return startHttpServer({
-    host,
-    port,
-    logger: app.logger,
-    health: () => app.health(),
-    transports: [streamableHttp(app, limits), restGateway(app), legacySse(app, { heartbeatMs: app.config.sseHeartbeatMs, graceMs: app.config.sseGraceMs, limits }), uiStatic()],
-    security,
-    limiter: RateLimits.fromConfig(app.config),
-    connections: {
-      headersTimeoutMs: Math.min(app.config.httpHeadersTimeoutMs, app.config.httpRequestTimeoutMs),
-      requestTimeoutMs: app.config.httpRequestTimeoutMs,
-      maxConnectionsPerClient: app.config.maxConnectionsPerClient,
-    },
-  });
-}
-
 const SHUTDOWN_DEADLINE_MS = 10_000;
 
 function onShutdownSignal(handler: () => Promise<void>): void {
@@ -232,6 +205,8 @@ async function serve(config: Config, _args: ParsedArgs, logger: Logger): Promise
 }
 
 async function stdio(config: Config, _args: ParsedArgs, logger: Logger): Promise<number> {
+  const local = new EarlyStdio(staticHandshake(config, logger));
+  await local.open();
   const { lock, heldMessage, heldUrl } = await lockOrOwner(config);
   if (heldMessage) {
     if (!heldUrl) {
@@ -246,12 +221,12 @@ async function stdio(config: Config, _args: ParsedArgs, logger: Logger): Promise
       if (next.lock) owned = await ownDataDir(config, logger, next.lock);
       return owned?.url ?? next.heldUrl ?? null;
     };
-    await forwardStdio(heldUrl, logger, { token: resolveAuthToken(config), nextOwner });
+    await forwardStdio(heldUrl, logger, { token: resolveAuthToken(config), nextOwner, local });
     await (owned as StdioOwner | null)?.drain();
     return 0;
   }
   const owner = await ownDataDir(config, logger, lock);
-  await serveStdio(owner.app);
+  await serveStdio(owner.app, local);
   await owner.drain();
   return 0;
 }

@@ -249,6 +249,30 @@ const settings = {
     help: 'logged retrievals (search, query) between automatic Kuramoto sync steps of one front end; 0 = only when adjust_coupling runs one',
     schema: z.coerce.number().int().min(0).max(1_000_000).default(50),
   },
+  maxInFlightPerClient: {
+    env: 'CONTEXT_GRAPH_MAX_IN_FLIGHT_PER_CLIENT',
+    flag: '--max-in-flight-per-client',
+    help: 'HTTP requests (POST/PUT/PATCH) one client address may have unanswered at once; beyond it HTTP 503 BUSY with Retry-After',
+    schema: z.coerce.number().int().min(1).max(1_000_000).default(64),
+  },
+  maxInFlightPerSession: {
+    env: 'CONTEXT_GRAPH_MAX_IN_FLIGHT_PER_SESSION',
+    flag: '--max-in-flight-per-session',
+    help: 'calls one MCP session (stdio, /mcp or /sse) may have unanswered at once; beyond it the call answers BUSY (retryable)',
+    schema: z.coerce.number().int().min(1).max(1_000_000).default(16),
+  },
+  sessionMemoryBytes: {
+    env: 'CONTEXT_GRAPH_SESSION_MEMORY_BYTES',
+    flag: '--session-memory-bytes',
+    help: 'bytes of events one MCP session keeps for replay (/mcp resumption, /sse reconnects; the oldest are dropped past it) and may leave unread on its SSE connection (past it the connection is closed; the client reconnects and replays)',
+    schema: z.coerce.number().int().min(4_096).max(1_073_741_824).default(262_144),
+  },
+  maxSubscriptionsPerSession: {
+    env: 'CONTEXT_GRAPH_MAX_SUBSCRIPTIONS_PER_SESSION',
+    flag: '--max-subscriptions-per-session',
+    help: 'resources one MCP session may be subscribed to at once; beyond it resources/subscribe answers SUBSCRIPTIONS_FULL',
+    schema: z.coerce.number().int().min(1).max(100_000).default(256),
+  },
 } as const;
 
 type Settings = typeof settings;

@@ -172,6 +172,13 @@ export const ERROR_REGISTRY = {
     retryable: false,
     hint: 'The job was stopped on request (abort_dream, or its caller cancelled the call); run it again to redo it. Its result, when it has one, says what had finished.',
   },
+  SUBSCRIPTIONS_FULL: {
+    channel: 'jsonrpc',
+    rpcCode: -32046,
+    httpStatus: 429,
+    retryable: false,
+    hint: 'This session holds as many resource subscriptions as it may (CONTEXT_GRAPH_MAX_SUBSCRIPTIONS_PER_SESSION): unsubscribe from some first.',
+  },
 } as const satisfies Record<string, RegistryEntry>;
 
 export type ErrorCode = keyof typeof ERROR_REGISTRY;

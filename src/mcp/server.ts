@@ -74,7 +74,20 @@ export function createMcpServer(app: App, opts: { actor: string }): McpServer {
   mcp.server.setRequestHandler(ListToolsRequestSchema, async () => ({
     tools: [...compiledTools().values()].filter((t) => toolsets.isEnabled(TOOLSET_OF.get(t.def.name)!)).map(listing),
   }));
+  // Calls of this session not yet answered (each may hold an elicitation, a sampling request and
+  // the transport's stream state): bounded, so one session cannot pile up work without end.
+  let inFlight = 0;
+  const maxInFlight = app.config?.maxInFlightPerSession ?? Infinity;
   const callTool = async (request: z.output<typeof LenientCallToolRequestSchema>, extra: CallExtra): Promise<CallToolResult> => {
+    if (inFlight >= maxInFlight) return presentError(toErrorPayload(tooManyInFlight(inFlight), app.logger));
+    inFlight++;
+    try {
+      return await runTool(request, extra);
+    } finally {
+      inFlight--;
+    }
+  };
+  const runTool = async (request: z.output<typeof LenientCallToolRequestSchema>, extra: CallExtra): Promise<CallToolResult> => {
     const name = request.params.name;
     const tool = compiledTools().get(name);
     const toolset = TOOLSET_OF.get(name);
@@ -129,6 +142,12 @@ export function createMcpServer(app: App, opts: { actor: string }): McpServer {
   registerSubscriptions(mcp, app);
   registerPrompts(mcp, app);
   return mcp;
+}
+
+function tooManyInFlight(n: number): AppError {
+  return new AppError('BUSY', `This session has ${n} calls unanswered, the most it may have at once: wait for one to finish, then retry.`, {
+    max_in_flight: n,
+  });
 }
 
 /** The client's model through `sampling/createMessage`, when the client declared sampling. */

@@ -1,6 +1,7 @@
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { SubscribeRequestSchema, UnsubscribeRequestSchema, type ServerNotification } from '@modelcontextprotocol/sdk/types.js';
 import type { App } from '../app.js';
+import { JsonRpcError } from '../errors.js';
 import type { TxEvent } from '../services/change-feed.js';
 import { resolveUri, resourceNotFound, type ResolvedUri } from './resources/router.js';
 
@@ -74,6 +75,12 @@ export function registerSubscriptions(mcp: McpServer, app: App): void {
     const uri = request.params.uri;
     const resolved = resolveUri(uri);
     if (!resolved) throw resourceNotFound(uri);
+    // A session's subscriptions live as long as it does: bounded, so one session cannot grow without end.
+    const max = app.config?.maxSubscriptionsPerSession ?? Infinity;
+    if (!subscriptions.has(uri) && subscriptions.size >= max)
+      throw JsonRpcError.of('SUBSCRIPTIONS_FULL', `This session is subscribed to ${subscriptions.size} resources, the most it may hold: unsubscribe from one first.`, {
+        max_subscriptions: max,
+      });
     subscriptions.set(uri, resolved);
     listen(true);
     return {};

@@ -21,8 +21,10 @@ export interface EventLog {
   close(): Promise<void>;
 }
 
-/** Events kept per stream; a reconnect further behind than this gets the newest ones. */
+/** Events kept per stream (per session in memory); a reconnect further behind than this gets the newest ones. */
 export const EVENTS_PER_STREAM = 1_000;
+/** Bytes of events kept per session in memory when the config does not say (CONTEXT_GRAPH_SESSION_MEMORY_BYTES). */
+export const DEFAULT_SESSION_REPLAY_BYTES = 262_144;
 /** How long a distributed session's events outlive their last write. */
 const REDIS_TTL_SECONDS = 3_600;
 
@@ -54,21 +56,63 @@ export function sessionEventStore(log: EventLog, session: () => string | undefin
   };
 }
 
-export function memoryEventLog(): EventLog {
-  const sessions = new Map<string, { seq: number; streams: Map<StreamId, Array<{ seq: number; message: JSONRPCMessage }>> }>();
+/** Bytes one event costs in a replay buffer: its JSON (what a replay sends). */
+export function eventBytes(message: unknown): number {
+  return Buffer.byteLength(JSON.stringify(message));
+}
+
+export interface ReplayBounds {
+  /** Events kept per session (all its streams together). */
+  maxEvents: number;
+  /** Bytes of events kept per session; the oldest go first. */
+  maxBytes: number;
+}
+
+/**
+ * The events of one session, oldest first, bounded in count and bytes: past either bound the
+ * oldest are dropped (a resume from further back gets what remains). An event larger than the
+ * byte bound on its own is not kept at all; its client had it live.
+ */
+export class ReplayBuffer<T> {
+  private readonly events: Array<{ seq: number; stream: string; bytes: number; item: T }> = [];
+  bytes = 0;
+  constructor(private readonly bounds: ReplayBounds) {}
+
+  push(seq: number, stream: string, item: T, bytes: number): void {
+    if (bytes > this.bounds.maxBytes) return;
+    this.events.push({ seq, stream, bytes, item });
+    this.bytes += bytes;
+    while (this.events.length > this.bounds.maxEvents || this.bytes > this.bounds.maxBytes) this.bytes -= this.events.shift()!.bytes;
+  }
+
+  after(stream: string | null, seq: number): Array<{ seq: number; item: T }> {
+    return this.events.filter((e) => e.seq > seq && (stream === null || e.stream === stream)).map((e) => ({ seq: e.seq, item: e.item }));
+  }
+
+  get count(): number {
+    return this.events.length;
+  }
+}
+
+/** What the memory event log holds now, for tests and the soak report. */
+export interface EventLogUsage {
+  sessions: number;
+  events: number;
+  bytes: number;
+}
+
+export function memoryEventLog(bounds: ReplayBounds = { maxEvents: EVENTS_PER_STREAM, maxBytes: DEFAULT_SESSION_REPLAY_BYTES }): EventLog & { usage(): EventLogUsage } {
+  const sessions = new Map<string, { seq: number; buffer: ReplayBuffer<JSONRPCMessage> }>();
   return {
     async append(session, stream, message) {
       let s = sessions.get(session);
-      if (!s) sessions.set(session, (s = { seq: 0, streams: new Map() }));
-      let events = s.streams.get(stream);
-      if (!events) s.streams.set(stream, (events = []));
+      if (!s) sessions.set(session, (s = { seq: 0, buffer: new ReplayBuffer(bounds) }));
       const seq = ++s.seq;
-      events.push({ seq, message });
-      if (events.length > EVENTS_PER_STREAM) events.shift();
+      s.buffer.push(seq, stream, message, eventBytes(message));
       return seq;
     },
     async after(session, stream, seq) {
-      return (sessions.get(session)?.streams.get(stream) ?? []).filter((e) => e.seq > seq);
+      return (sessions.get(session)?.buffer.after(stream, seq) ?? []).map((e) => ({ seq: e.seq, message: e.item }));
     },
     async has(session) {
       return sessions.has(session);
@@ -79,6 +123,15 @@ export function memoryEventLog(): EventLog {
     async close() {
       sessions.clear();
     },
+    usage() {
+      let events = 0;
+      let bytes = 0;
+      for (const s of sessions.values()) {
+        events += s.buffer.count;
+        bytes += s.buffer.bytes;
+      }
+      return { sessions: sessions.size, events, bytes };
+    },
   };
 }
 
@@ -88,8 +141,8 @@ export function memoryEventLog(): EventLog {
  * resumption through another front end is lost. Storing an event is on the path of every
  * response; a Redis outage must never turn into a failed tool call.
  */
-export function fallbackEventLog(primary: EventLog, onFallback: (session: string, err: unknown) => void): EventLog {
-  const local = memoryEventLog();
+export function fallbackEventLog(primary: EventLog, onFallback: (session: string, err: unknown) => void, bounds?: ReplayBounds): EventLog & { usage(): EventLogUsage } {
+  const local = memoryEventLog(bounds);
   const degraded = new Set<string>();
   const logOf = (session: string) => (degraded.has(session) ? local : primary);
   const guarded = async <T>(session: string, read: (log: EventLog) => Promise<T>, empty: T): Promise<T> => {
@@ -122,6 +175,7 @@ export function fallbackEventLog(primary: EventLog, onFallback: (session: string
       await local.close();
       await primary.close();
     },
+    usage: () => local.usage(),
   };
 }
 

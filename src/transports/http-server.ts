@@ -74,6 +74,11 @@ export interface RequestLimiter {
   check(req: IncomingMessage, query: URLSearchParams): void;
 }
 
+/** Takes a place for a protected request (./in-flight.ts), or throws an HttpError; answers how to give it back, or null. */
+export interface RequestAdmission {
+  admit(req: IncomingMessage, query: URLSearchParams): (() => void) | null;
+}
+
 /** Socket-level bounds (config: CONTEXT_GRAPH_HTTP_*). */
 export interface ConnectionLimits {
   /** A client must have sent all request headers within this (slow-header sockets are closed). */
@@ -176,6 +181,8 @@ export async function startHttpServer(opts: {
   /** Rate limits of protected routes; none by default. */
   limiter?: RequestLimiter;
   connections?: ConnectionLimits;
+  /** Caps on requests in flight per client and per session; none by default. */
+  inFlight?: RequestAdmission;
 }): Promise<HttpServer> {
   const log = opts.logger.child({ transport: 'http' });
   // 503 when the product cannot serve (the report says `down`), so load balancers route around it.
@@ -222,6 +229,9 @@ export async function startHttpServer(opts: {
       }
       const params = new URLSearchParams(query);
       if (!route.public) opts.limiter?.check(req, params);
+      // Requests in flight per client and per session (./in-flight.ts): the place is given back when the answer is done.
+      const release = route.public ? null : (opts.inFlight?.admit(req, params) ?? null);
+      if (release) res.once('close', release);
       if (Number(req.headers['content-length'] ?? 0) > MAX_BODY_BYTES) throw tooLarge();
       await route.handler(req, res, { path, query: params, log, readJson: () => readJsonBody(req) });
     } catch (err) {

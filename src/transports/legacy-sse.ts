@@ -48,6 +48,7 @@ export function legacySse(app: App, opts: { heartbeatMs: number; graceMs: number
       endpoint: `${MESSAGES_PATH}?sessionId=${id}`,
       heartbeatMs: opts.heartbeatMs,
       graceMs: opts.graceMs,
+      maxBytes: app.config.sessionMemoryBytes,
       onExpired: () => {
         ticket.release();
         tickets.delete(id);

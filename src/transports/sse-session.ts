@@ -1,6 +1,7 @@
 import type { ServerResponse } from 'node:http';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
+import { DEFAULT_SESSION_REPLAY_BYTES, ReplayBuffer } from './event-store.js';
 
 /**
  * One legacy HTTP+SSE session (MCP 2024-11-05) that outlives its connection. The SDK's
@@ -23,6 +24,13 @@ export interface SseSessionOptions {
   heartbeatMs: number;
   /** How long the session waits for a reconnect after its connection drops. */
   graceMs: number;
+  /**
+   * Bytes of events kept for replay (the oldest are dropped past it), and of events the
+   * connection may leave unread: past that the connection is closed, and the client's reconnect
+   * replays what it missed from the kept events, so a client that stops reading cannot make the
+   * server queue without end.
+   */
+  maxBytes?: number;
   /** Called once the grace is over, or the session is closed. */
   onExpired(): void;
 }
@@ -45,7 +53,8 @@ export class SseSession implements Transport {
   private seq = 0;
   /** The last event sent before the current (or last) connection began. */
   private connectedAtSeq = 0;
-  private readonly events: Array<{ seq: number; frame: string }> = [];
+  private readonly events: ReplayBuffer<string>;
+  private readonly maxBytes: number;
   private res: ServerResponse | null = null;
   private heartbeat: NodeJS.Timeout | null = null;
   private grace: NodeJS.Timeout | null = null;
@@ -53,6 +62,8 @@ export class SseSession implements Transport {
 
   constructor(private readonly opts: SseSessionOptions) {
     this.sessionId = opts.id;
+    this.maxBytes = opts.maxBytes ?? DEFAULT_SESSION_REPLAY_BYTES;
+    this.events = new ReplayBuffer({ maxEvents: REPLAY_EVENTS, maxBytes: this.maxBytes });
   }
 
   get connected(): boolean {
@@ -66,9 +77,9 @@ export class SseSession implements Transport {
     if (this.closed) throw new Error('SSE session closed');
     const seq = ++this.seq;
     const frame = `id: ${this.sessionId}.${seq}\nevent: message\ndata: ${JSON.stringify(message)}\n\n`;
-    this.events.push({ seq, frame });
-    if (this.events.length > REPLAY_EVENTS) this.events.shift();
+    this.events.push(seq, '', frame, Buffer.byteLength(frame));
     this.res?.write(frame);
+    if (this.res && this.res.writableLength > this.maxBytes) this.res.destroy();
   }
 
   /**
@@ -88,7 +99,7 @@ export class SseSession implements Transport {
     res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache, no-transform', connection: 'keep-alive', 'x-accel-buffering': 'no' });
     res.write(`retry: ${RETRY_MS}\nevent: endpoint\ndata: ${this.opts.endpoint}\n\n`);
     this.beat();
-    for (const e of this.events) if (e.seq > afterSeq) res.write(e.frame);
+    for (const e of this.events.after(null, afterSeq)) res.write(e.item);
     this.connectedAtSeq = this.seq;
     if (this.heartbeat) clearInterval(this.heartbeat);
     this.heartbeat = setInterval(() => this.beat(), this.opts.heartbeatMs);

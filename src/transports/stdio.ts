@@ -1,5 +1,6 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
+import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { isInitializeRequest, type JSONRPCMessage, type JSONRPCRequest } from '@modelcontextprotocol/sdk/types.js';
 import type { App } from '../app.js';
@@ -7,8 +8,8 @@ import type { Logger } from '../log.js';
 import { createMcpServer } from '../mcp/server.js';
 
 /** Serves one MCP client over stdin/stdout; resolves when the client goes away. */
-export async function serveStdio(app: App): Promise<void> {
-  const transport = new StdioServerTransport();
+export async function serveStdio(app: App, stdio?: Transport): Promise<void> {
+  const transport = stdio ?? new StdioServerTransport();
   const server = createMcpServer(app, { actor: 'stdio' });
   const closed = new Promise<void>((resolve) => {
     transport.onclose = () => resolve();
@@ -31,6 +32,8 @@ export interface RelayOptions {
    * no owner is there yet (asked again shortly).
    */
   nextOwner?: () => Promise<string | null>;
+  /** The client's side, already being read (./stdio-early.ts); a new stdin/stdout transport by default. */
+  local?: Transport;
 }
 
 /**
@@ -42,7 +45,7 @@ export interface RelayOptions {
  * are never lost: the owner commits them before it answers.
  */
 export async function forwardStdio(targetUrl: string, logger: Logger, opts: RelayOptions = {}): Promise<void> {
-  const local = new StdioServerTransport();
+  const local = opts.local ?? new StdioServerTransport();
   const headers = opts.token ? { requestInit: { headers: { authorization: `Bearer ${opts.token}` } } } : undefined;
   let initialize: JSONRPCRequest | undefined;
   let healing: Promise<void> | null = null;
@@ -100,10 +103,16 @@ export async function forwardStdio(targetUrl: string, logger: Logger, opts: Rela
   }
 
   let remote = connect(targetUrl);
+  // Messages held while the owner was starting arrive in a burst: none may reach the owner
+  // before the initialize that opens the session (its answer carries the session id).
+  let handshake: Promise<unknown> = Promise.resolve();
   local.onmessage = (message: JSONRPCMessage) => {
-    if (isInitializeRequest(message)) initialize = message as JSONRPCRequest;
-    void (async () => {
+    const opening = isInitializeRequest(message);
+    if (opening) initialize = message as JSONRPCRequest;
+    const opened = handshake;
+    const forwarded = (async () => {
       if (healing) await healing.catch(() => {});
+      if (!opening) await opened;
       const via = remote;
       try {
         await via.send(message);
@@ -116,6 +125,7 @@ export async function forwardStdio(targetUrl: string, logger: Logger, opts: Rela
         await healing?.catch(() => done());
       }
     })();
+    if (opening) handshake = forwarded;
   };
   local.onclose = () => done();
   process.stdin.once('end', () => done());

@@ -5,7 +5,17 @@ import { isInitializeRequest } from '@modelcontextprotocol/sdk/types.js';
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import type { App } from '../app.js';
 import { createMcpServer } from '../mcp/server.js';
-import { fallbackEventLog, memoryEventLog, parseStreamEventId, redisEventLog, sessionEventStore, type EventLog } from './event-store.js';
+import {
+  DEFAULT_SESSION_REPLAY_BYTES,
+  EVENTS_PER_STREAM,
+  fallbackEventLog,
+  memoryEventLog,
+  parseStreamEventId,
+  redisEventLog,
+  sessionEventStore,
+  type EventLog,
+  type EventLogUsage,
+} from './event-store.js';
 import { sendJson, type HttpTransport, type RequestContext, type Route } from './http-server.js';
 import { SessionLimits, type SessionTicket } from './session-limits.js';
 
@@ -29,17 +39,27 @@ function rpcError(res: ServerResponse, status: number, code: number, message: st
  * @param limits shared with the other session transports of the front end (one global count);
  *   from the config when not given.
  */
-export function streamableHttp(app: App, limits?: SessionLimits): HttpTransport {
+/** What the transport holds now: open sessions and the events kept for them in memory. */
+export interface StreamableUsage {
+  sessions: number;
+  events: EventLogUsage;
+}
+
+export function streamableHttp(app: App, limits?: SessionLimits): HttpTransport & { usage(): StreamableUsage } {
   const ownLimits = limits ? null : SessionLimits.fromConfig(app.config);
   const bounds = limits ?? ownLimits!;
   const sessions = new Map<string, Session>();
   const log = app.logger.child({ transport: 'http' });
   // Distributed: events in Redis, so a client can resume its stream through another front end.
-  const events: EventLog = app.config.redisUrl
-    ? fallbackEventLog(redisEventLog(app.config.redisUrl, `cg:${app.config.queueName}`), (session, err) =>
-        app.logger.warn({ err, session }, 'Redis event store unavailable; this session keeps its events in memory (no resumption through another front end)'),
+  // In memory, a session keeps at most CONTEXT_GRAPH_SESSION_MEMORY_BYTES of events (the oldest are dropped).
+  const replay = { maxEvents: EVENTS_PER_STREAM, maxBytes: app.config.sessionMemoryBytes ?? DEFAULT_SESSION_REPLAY_BYTES };
+  const events: EventLog & { usage(): EventLogUsage } = app.config.redisUrl
+    ? fallbackEventLog(
+        redisEventLog(app.config.redisUrl, `cg:${app.config.queueName}`),
+        (session, err) => app.logger.warn({ err, session }, 'Redis event store unavailable; this session keeps its events in memory (no resumption through another front end)'),
+        replay,
       )
-    : memoryEventLog();
+    : memoryEventLog(replay);
 
   function sessionOf(req: IncomingMessage): { id: string | undefined; session: Session | undefined } {
     const header = req.headers['mcp-session-id'];
@@ -113,6 +133,7 @@ export function streamableHttp(app: App, limits?: SessionLimits): HttpTransport 
   return {
     routes,
     sessionCount: () => sessions.size,
+    usage: () => ({ sessions: sessions.size, events: events.usage() }),
     async close() {
       ownLimits?.close();
       for (const s of sessions.values()) await s.transport.close().catch(() => {});

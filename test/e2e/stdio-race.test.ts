@@ -29,23 +29,42 @@ test(
   async (t) => {
     const dir = await tempDir();
     t.after(() => dir.remove());
-    // Writes answer at commit (no wait for their vectors): the subject is the start-up race and that nothing is lost.
-    const env = childEnv({ CONTEXT_GRAPH_DATA_DIR: dir.path, CONTEXT_GRAPH_EMBED_WAIT_MS: '0' });
+    // Writes answer at commit (no wait for their vectors) and add no edges in the background: the
+    // subject is the start-up race and that nothing is lost, and on a loaded 2-core machine the
+    // edge jobs of 2,000 writes share the one store connection with the writes (2,000 took 683 s
+    // at load 9 with them, and outlasted 900 s at load 20).
+    const env = childEnv({ CONTEXT_GRAPH_DATA_DIR: dir.path, CONTEXT_GRAPH_EMBED_WAIT_MS: '0', CONTEXT_GRAPH_AUTO_EDGES: 'off' });
 
     // All launched in the same instant: one owns the directory, the others wait for its relay address.
-    const clients = await Promise.all(Array.from({ length: CLIENTS }, (_, i) => stdioClient(env, `racer-${i}`)));
+    const launched = performance.now();
+    const startMs: number[] = [];
+    const clients = await Promise.all(
+      Array.from({ length: CLIENTS }, async (_, i) => {
+        const c = await stdioClient(env, `racer-${i}`);
+        startMs.push(performance.now() - launched);
+        return c;
+      }),
+    );
     t.after(async () => {
       for (const c of clients) await c.client.close().catch(() => {});
     });
 
     const failures: string[] = [];
+    const latencies: number[] = [];
     await Promise.all(
       clients.map(async ({ client }, c) => {
         for (let i = 0; i < WRITES_PER_CLIENT; i++) {
+          const t0 = performance.now();
           const r = await call(client, 'store', { content: `Racer ${c} wrote note ${i} about the shared ledger.`, project_id: 'race' });
+          latencies.push(performance.now() - t0);
           if (toolError(r)) failures.push(`${c}/${i}: ${toolError(r)!.code}`);
         }
       }),
+    );
+    latencies.sort((a, b) => a - b);
+    const at = (q: number) => Math.round(latencies[Math.min(latencies.length - 1, Math.floor(q * latencies.length))]!);
+    t.diagnostic(
+      `started in ${startMs.map((ms) => Math.round(ms)).join(', ')} ms; ${latencies.length} writes in ${Math.round((performance.now() - launched) / 1000)} s, latency p50 ${at(0.5)} ms, p95 ${at(0.95)} ms, p99 ${at(0.99)} ms, max ${at(1)} ms`,
     );
     assert.deepEqual(failures, [], 'every write was acknowledged');
     for (const c of clients) await c.client.close();

@@ -55,6 +55,7 @@ test('the registry pins its codes: numeric codes are unique within a channel and
     'SEMANTIC_CANCER_DETECTED',
     'SESSION_REQUIRED',
     'SSE_SESSION_EXPIRED',
+    'SUBSCRIPTIONS_FULL',
     'TOMBSTONE_EXISTS',
     'TOOLSET_DISABLED',
     'UNKNOWN_TOOL',

@@ -1,5 +1,6 @@
 import * as z from 'zod';
 import { TOOL_ERROR_CODES, type ToolErrorCode } from '../../errors.js';
+import { inlineText } from './markdown.js';
 
 /** seed 003 §3: what a tool answers when it cannot go on without more input. */
 export const needsInputSchema = z.object({
@@ -44,7 +45,8 @@ export function isNeedsInput(x: unknown): x is NeedsInputPayload {
 export function renderNeedsInput(p: NeedsInputPayload): string {
   const lines = ['<!-- kind:needs-input:v1 -->', '## Input needed', '', p.message, '', `_${p.needsInput.reason}_`];
   for (const [field, values] of Object.entries(p.needsInput.suggestions ?? {})) {
-    if (values.length) lines.push('', `**${field}**: ${values.map((v) => `\`${v}\``).join(', ')}`);
+    // Suggestions are often stored text (recent topics): one line each, every markup character escaped.
+    if (values.length) lines.push('', `**${field}**: ${values.map((v) => inlineText(v, 120)).join(' · ')}`);
   }
   return lines.join('\n');
 }

@@ -149,9 +149,10 @@ Advanced: {"query": "rollback thresholds", "project_id": "payments", "tags": ["o
   render(r) {
     const heading =
       r.items.length === 0
-        ? `No entries match${r.query ? ` "${r.query}"` : ''}.`
-        : `Found ${r.items.length} entr${r.items.length === 1 ? 'y' : 'ies'}${r.query ? ` for "${r.query}"` : ''} (as of transaction ${r.as_of_tx_id}).`;
-    const hint = r.hint ? `\n\n_${r.hint.message}_` : '';
+        ? `No entries match${r.query ? ` "${inlineText(r.query)}"` : ''}.`
+        : `Found ${r.items.length} entr${r.items.length === 1 ? 'y' : 'ies'}${r.query ? ` for "${inlineText(r.query)}"` : ''} (as of transaction ${r.as_of_tx_id}).`;
+    // The hint repeats the query: escaped like it.
+    const hint = r.hint ? `\n\n_${inlineText(r.hint.message, 400)}_` : '';
     return renderCards(
       'entry',
       heading + hint,
