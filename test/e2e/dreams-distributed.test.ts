@@ -113,7 +113,10 @@ test('a dream run by a worker process streams phases over Streamable HTTP, is ab
   assert.ok(job.progress && ['nrem', 'rem'].includes(job.progress.phase));
   assert.ok(job.finished_at);
 
-  // Consistent afterwards: a budgeted NREM runs to its end on the worker, and undo reverts it.
+  // Consistent afterwards: a budgeted NREM runs to its end on the worker, and undo reverts it. The
+  // searches are asked again first: when the abort landed in REM, the committed NREM has already
+  // counted the first ones (evidence is never counted twice), and would have nothing left to do.
+  for (let i = 0; i < 12; i++) await ok(client, 'search', { query_text: `slow checkout region ${i % 7} day ${i % 11}`, project_id: 'big', score_threshold: 0 });
   const next = await ok(client, 'trigger_dream', { phase: 'nrem', project_id: 'big', budget: { max_operations: 300, max_ms: 60_000 } });
   assert.equal(next.status, 'completed', JSON.stringify(next));
   const tx = next.phases[0].tx_id as number | null;
