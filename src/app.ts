@@ -54,6 +54,8 @@ import { DreamService } from './services/dreams/dreams.js';
 import { SignalsService } from './services/signals/signals.js';
 import type { Db } from './store/db.js';
 import { openStore } from './store/open.js';
+import { TeleologyQueries } from './services/teleology-queries.js';
+import { CausalInference } from './services/causal-inference.js';
 
 export { VERSION } from './version.js';
 export type { Health };
@@ -199,6 +201,8 @@ export async function createApp(config: Config, logger: Logger, opts: { clock?: 
       idempotency: new IdempotencyService({ db, shared: Boolean(config.databaseUrl) }),
       retrievalLog: new RetrievalLog({ db, logger, afterRecord: () => signals.noteRetrieval() }),
       signals,
+      teleologyQueries: new TeleologyQueries({ db, embedder, search, teleology }),
+      causalInference: new CausalInference({ db, embedder, indexes }),
     };
     const jobs = createJobRunner({ queue, logger, waitMs: config.jobWaitMs });
     return { config, logger, services, jobs, db, queue, embedder, indexes, indexSync, consumesJobs, health: () => services.health.report(), close: closeAll };

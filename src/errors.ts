@@ -165,6 +165,13 @@ export const ERROR_REGISTRY = {
     retryable: true,
     hint: 'Too many calls too fast: wait retry_after_ms (details) and retry; the limits are CONTEXT_GRAPH_RATE_LIMIT_*.',
   },
+  VECTORS_PENDING: {
+    channel: 'tool',
+    rpcCode: -32076,
+    httpStatus: 409,
+    retryable: true,
+    hint: 'The memory has no vectors (or fingerprint) under the current models yet: the embedding and fingerprint jobs run after a store. Retry shortly.',
+  },
 } as const satisfies Record<string, RegistryEntry>;
 
 export type ErrorCode = keyof typeof ERROR_REGISTRY;

@@ -18,7 +18,7 @@ import {
 } from '../store/fingerprints-repo.js';
 import { fittedLambda } from '../store/meta-utl-repo.js';
 import { nodesByNid } from '../store/nodes-repo.js';
-import { addSample, centroid, K_NEAREST, learningMagnitude, spaceSimilarity, spaceUtl, type SpaceUtl } from './utl.js';
+import { addSample, centroid, K_NEAREST, learningMagnitude, spaceSimilarity, spaceUtl, type DistanceStats, type SpaceUtl } from './utl.js';
 
 /**
  * Memories of the project a fingerprint is measured against (its most recent earlier ones).
@@ -118,19 +118,10 @@ async function fingerprintBatch(db: Db, encoders: readonly EncoderInfo[], key: s
         const at = positionIn.get(enc.space)?.get(node.nid) ?? -1;
         if (at < 0) continue;
         const x = all[at]!.vector;
-        const refs = all.slice(Math.max(0, at - REFERENCE_SIZE), at);
-        const sparse = enc.dim === 0;
-        const sims = refs.map((r) => spaceSimilarity(sparse, x, r.vector));
-        const c = sparse ? null : centroid(refs.map((r) => r.vector));
-        const centroidCos = c ? spaceSimilarity(false, x, c) : sims.length ? sims.reduce((s, v) => s + v, 0) / sims.length : 0;
-        const near = sims
-          .map((s, i) => ({ s, i }))
-          .sort((a, b) => b.s - a.s)
-          .slice(0, K_NEAREST)
-          .map((h) => refs[h.i]!.vector);
+        const refs = all.slice(Math.max(0, at - REFERENCE_SIZE), at).map((r) => r.vector);
         const s0 = stats.get(enc.space) ?? { space: enc.space, n: 0, mean: 0, m2: 0 };
-        const utl = spaceUtl({ sims, centroidCos, neighbourConsistency: meanPairwise(sparse, near), edges: edges.get(node.nid) ?? 0, stats: s0 });
-        if (sims.length > 0) stats.set(enc.space, { space: enc.space, ...addSample(s0, utl.knnDistance) });
+        const utl = measureSpace({ sparse: enc.dim === 0, vector: x, references: refs, edges: edges.get(node.nid) ?? 0, stats: s0 });
+        if (refs.length > 0) stats.set(enc.space, { space: enc.space, ...addSample(s0, utl.knnDistance) });
         perSpace.push({ ...utl, space: enc.space });
       }
       const { learning, stage } = learningMagnitude(
@@ -156,6 +147,25 @@ async function fingerprintBatch(db: Db, encoders: readonly EncoderInfo[], key: s
     await writeDistanceStats(tx, projectId, [...stats.values()]);
   });
   return nodes.length;
+}
+
+/**
+ * One space of one memory's fingerprint: its cosines to the reference vectors, their centroid and
+ * its nearest neighbours' agreement, fed to UTL's spaceUtl. The fingerprint job and
+ * gwt_compute_delta_sc (ΔS/ΔC of a node or text against another) both measure with this, so
+ * there is one formula.
+ */
+export function measureSpace(input: { sparse: boolean; vector: Float32Array; references: readonly Float32Array[]; edges: number; stats: DistanceStats }): SpaceUtl {
+  const { sparse, vector: x, references: refs } = input;
+  const sims = refs.map((r) => spaceSimilarity(sparse, x, r));
+  const c = sparse ? null : centroid(refs);
+  const centroidCos = c ? spaceSimilarity(false, x, c) : sims.length ? sims.reduce((s, v) => s + v, 0) / sims.length : 0;
+  const near = sims
+    .map((s, i) => ({ s, i }))
+    .sort((a, b) => b.s - a.s)
+    .slice(0, K_NEAREST)
+    .map((h) => refs[h.i]!);
+  return spaceUtl({ sims, centroidCos, neighbourConsistency: meanPairwise(sparse, near), edges: input.edges, stats: input.stats });
 }
 
 /**

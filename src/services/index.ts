@@ -32,6 +32,8 @@ import type { EgoService } from './cognition/ego.js';
 import type { AutonomyService } from './cognition/autonomy.js';
 import type { MetaUtlService } from './cognition/meta-utl.js';
 import type { IdempotencyService } from './idempotency.js';
+import type { TeleologyQueries } from './teleology-queries.js';
+import type { CausalInference } from './causal-inference.js';
 
 export type { JobRunner } from '../jobs/runner.js';
 export type { JobProgress } from '../jobs/queue.js';
@@ -100,4 +102,8 @@ export interface Services {
   idempotency: IdempotencyService;
   /** Kuramoto sync, neuromodulation, threshold calibration and the feedback they learn from (issue 12). */
   signals: SignalsService;
+  /** ΔS/ΔC of one memory against another, purpose-aligned search, weighted fusion (issue 11). */
+  teleologyQueries: TeleologyQueries;
+  /** omni_infer and query_causal over Causal edges and E5 (issue 11). */
+  causalInference: CausalInference;
 }

@@ -58,6 +58,7 @@ test('the registry pins its codes: numeric codes are unique within a channel and
     'TOOLSET_DISABLED',
     'UNKNOWN_TOOL',
     'VALIDATION_FAILED',
+    'VECTORS_PENDING',
     'VERSION_CONFLICT',
   ]);
   assert.deepEqual([...TOOL_ERROR_CODES].sort(), [
@@ -88,6 +89,7 @@ test('the registry pins its codes: numeric codes are unique within a channel and
     'TOOLSET_DISABLED',
     'UNKNOWN_TOOL',
     'VALIDATION_FAILED',
+    'VECTORS_PENDING',
     'VERSION_CONFLICT',
   ]);
   // A tool payload never carries a JSON-RPC-channel code.
