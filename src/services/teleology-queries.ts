@@ -3,9 +3,9 @@ import type { EncoderInfo, SpaceId } from '../embed/types.js';
 import { AppError } from '../errors.js';
 import type { Db } from '../store/db.js';
 import { liveEdgesAround } from '../store/edges-repo.js';
-import { distanceStatsOf, edgeCountsByNid, fingerprintsByNid, liveMemoryCount, vectorsOfNodes } from '../store/fingerprints-repo.js';
+import { distanceStatsOf, earlierProjectNids, edgeCountsByNid, fingerprintsByNid, liveMemoryCount, vectorsOfNodes } from '../store/fingerprints-repo.js';
 import { liveNodesById, type NodeRecord } from '../store/nodes-repo.js';
-import { measureSpace, utlWeight } from './fingerprints.js';
+import { measureSpace, REFERENCE_SIZE, utlWeight } from './fingerprints.js';
 import type { SearchService } from './search.js';
 import { builtinProfiles, toSignalWeights, type SpaceWeights, type TeleologyService } from './teleology.js';
 import { learningMagnitude, quadrantOf, spaceSimilarity, type Quadrant, type Stage } from './utl.js';
@@ -22,8 +22,10 @@ export interface SpaceDelta {
 export interface DeltaSc {
   reference: NodeRecord;
   target: NodeRecord | null;
-  /** Graph neighbours of the reference measured against beside it. */
+  /** Graph neighbours of the reference in the ΔC context. */
   neighbours: number;
+  /** Memories the ΔC context holds (the reference, its neighbours, its project's recent memories). */
+  context: number;
   spaces: SpaceDelta[];
   deltaS: number;
   deltaC: number;
@@ -78,10 +80,12 @@ export class TeleologyQueries {
   }
 
   /**
-   * ΔS/ΔC of a stored node or a candidate text against a reference node: the fingerprint job's
-   * measure (fingerprints.ts measureSpace: k-NN surprise scaled by the project's distance
-   * moments, coherence from connectivity, cluster fit and consistency), with the reference node
-   * and its graph neighbours as the memories it is measured against.
+   * ΔS/ΔC of a stored node or a candidate text against a reference node, with the fingerprint
+   * job's own measure (fingerprints.ts measureSpace), twice: ΔS with the reference as the only
+   * neighbour (how surprising the target is next to it, on the project's k-NN distance scale),
+   * ΔC against what the reference belongs to — itself, its graph neighbours and its project's
+   * recent memories, the window the fingerprint job measures against (connectivity, cluster fit,
+   * consistency need a neighbourhood and a rest).
    */
   async deltaSc(q: { referenceId: string; targetId?: string | undefined; text?: string | undefined; threshold: number }): Promise<DeltaSc> {
     const { db } = this.deps;
@@ -90,27 +94,25 @@ export class TeleologyQueries {
     const around = await liveEdgesAround(db, { nodeIds: [reference.id], edgeTypes: null, minWeight: 0, direction: 'both', limit: NEIGHBOUR_LIMIT });
     const neighbourIds = [...new Set(around.map((e) => e.far_id))].filter((id) => id !== target?.id && id !== reference.id);
     const neighbours = await liveNodesById(db, neighbourIds);
+    const window = await earlierProjectNids(db, { projectId: reference.project_id, beforeNid: Number.MAX_SAFE_INTEGER, limit: REFERENCE_SIZE });
+    const contextNids = [...new Set([reference.nid, ...neighbours.map((n) => n.nid), ...window])].filter((nid) => nid !== target?.nid);
     const encoders = this.deps.embedder.encoders();
     const current = new Map(encoders.map((e) => [e.space as string, e.modelId]));
-    const refVectors = (await vectorsOfNodes(db, [reference.nid, ...neighbours.map((n) => n.nid)])).filter((v) => current.get(v.space) === v.model_id);
+    const contextVectors = (await vectorsOfNodes(db, contextNids)).filter((v) => current.get(v.space) === v.model_id);
     const x = await this.vectorsOf(target ? { node: target } : { text: q.text ?? '' });
     const stats = await distanceStatsOf(db, reference.project_id);
     const edges = target ? ((await edgeCountsByNid(db, [target.nid])).get(target.nid) ?? 0) : 0;
     const spaces: SpaceDelta[] = [];
     for (const enc of encoders) {
       const v = x.get(enc.space);
-      const own = refVectors.find((r) => r.space === enc.space && r.nid === reference.nid);
+      const own = contextVectors.find((r) => r.space === enc.space && r.nid === reference.nid);
       if (!v || !own) continue;
       const sparse = enc.dim === 0;
-      const refs = refVectors.filter((r) => r.space === enc.space).map((r) => r.vector);
-      const m = measureSpace({ sparse, vector: v, references: refs, edges, stats: stats.get(enc.space) ?? { n: 0, mean: 0, m2: 0 } });
-      spaces.push({
-        space: enc.space,
-        similarity: spaceSimilarity(sparse, v, own.vector),
-        surprise: m.surprise,
-        coherence: m.coherence,
-        quadrant: quadrantOf(m.surprise, m.coherence, q.threshold),
-      });
+      const s0 = stats.get(enc.space) ?? { n: 0, mean: 0, m2: 0 };
+      const surprise = measureSpace({ sparse, vector: v, references: [own.vector], edges, stats: s0 }).surprise;
+      const refs = contextVectors.filter((r) => r.space === enc.space).map((r) => r.vector);
+      const coherence = measureSpace({ sparse, vector: v, references: refs, edges, stats: s0 }).coherence;
+      spaces.push({ space: enc.space, similarity: spaceSimilarity(sparse, v, own.vector), surprise, coherence, quadrant: quadrantOf(surprise, coherence, q.threshold) });
     }
     if (spaces.length === 0) throw new AppError('VECTORS_PENDING', `Memory ${reference.id} has no vectors under the current models yet.`, { id: reference.id });
     const weighted = spaces.map((s) => ({ surprise: s.surprise, coherence: s.coherence, weight: utlWeight(s.space) }));
@@ -118,7 +120,18 @@ export class TeleologyQueries {
     const deltaS = weighted.reduce((s, w) => s + w.weight * w.surprise, 0) / total;
     const deltaC = weighted.reduce((s, w) => s + w.weight * w.coherence, 0) / total;
     const { learning, stage } = learningMagnitude(weighted, await liveMemoryCount(db, reference.project_id));
-    return { reference, target, neighbours: neighbours.length, spaces, deltaS, deltaC, learning, stage, quadrant: quadrantOf(deltaS, deltaC, q.threshold) };
+    return {
+      reference,
+      target,
+      neighbours: neighbours.length,
+      context: contextNids.length,
+      spaces,
+      deltaS,
+      deltaC,
+      learning,
+      stage,
+      quadrant: quadrantOf(deltaS, deltaC, q.threshold),
+    };
   }
 
   /** A goal as one weight per space: a profile's weights, or a memory's purpose vector. */

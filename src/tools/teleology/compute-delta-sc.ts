@@ -16,9 +16,10 @@ const output = z.object({
   kind: z.literal('delta_sc:v1'),
   reference_id: z.string(),
   target_id: z.string().nullable().describe('null: the target was candidate_text.'),
-  reference_neighbours: z.number().int().describe('Graph neighbours of the reference measured against beside it.'),
-  delta_s: z.number().describe('ΔS, UTL-weighted over spaces: how surprising the target is given the reference.'),
-  delta_c: z.number().describe('ΔC, UTL-weighted: how well it fits (connectivity, cluster fit, consistency).'),
+  reference_neighbours: z.number().int().describe('Graph neighbours of the reference in the ΔC context.'),
+  context_size: z.number().int().describe('Memories ΔC was measured against: the reference, its graph neighbours, its project’s recent memories.'),
+  delta_s: z.number().describe('ΔS, UTL-weighted over spaces: how surprising the target is next to the reference, on the project’s k-NN distance scale.'),
+  delta_c: z.number().describe('ΔC, UTL-weighted: how well it fits the reference’s context (connectivity, cluster fit, consistency).'),
   learning: z.number().describe('L = ΔS^λS · ΔC^λC with the project stage λ.'),
   stage: z.string(),
   johari: quadrant,
@@ -30,7 +31,7 @@ const output = z.object({
 export const computeDeltaScTool = defineTool({
   name: 'gwt_compute_delta_sc',
   title: 'ΔS/ΔC between two memories',
-  description: `Surprise ΔS and coherence ΔC of a stored memory (target_id) or a candidate text against a reference memory, per space and aggregated, with L and the Johari quadrant; measured by the fingerprint job's own UTL code, with the reference and its graph neighbours as what the target is compared with. Seed 001 names it gwt/compute_delta_sc; MCP tool names cannot hold "/", so this is its name and the seed's is accepted as an alias.
+  description: `Surprise ΔS and coherence ΔC of a stored memory (target_id) or a candidate text against a reference memory, per space and aggregated, with L and the Johari quadrant, by the fingerprint job's own UTL code: ΔS next to the reference alone, ΔC against the reference's context (itself, its graph neighbours, its project's recent memories). Seed 001 names it gwt/compute_delta_sc; MCP tool names cannot hold "/", so this is its name and the seed's is accepted as an alias.
 When to use: before storing, to see whether a text would be new (high ΔS) or redundant next to a memory, or to compare two memories.
 Example: {"node_id": "01JD3Z8Y6W2M4Q9R7T5V1X3B6C", "candidate_text": "Backups now run hourly."}
 Advanced: {"node_id": "01JD3Z8Y6W2M4Q9R7T5V1X3B6C", "target_id": "01JD3Z9K2P4R6T8V0X2Z4B6D8F", "johari_threshold": 0.4}`,
@@ -53,6 +54,7 @@ Advanced: {"node_id": "01JD3Z8Y6W2M4Q9R7T5V1X3B6C", "target_id": "01JD3Z9K2P4R6T
       reference_id: r.reference.id,
       target_id: r.target?.id ?? null,
       reference_neighbours: r.neighbours,
+      context_size: r.context,
       delta_s: round4(r.deltaS),
       delta_c: round4(r.deltaC),
       learning: round4(r.learning),
