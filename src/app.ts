@@ -55,6 +55,8 @@ import { SignalsService } from './services/signals/signals.js';
 import type { Db } from './store/db.js';
 import { openStore } from './store/open.js';
 import { JobRecordsService } from './services/job-records.js';
+import { TeleologyQueries } from './services/teleology-queries.js';
+import { CausalInference } from './services/causal-inference.js';
 
 export { VERSION } from './version.js';
 export type { Health };
@@ -201,6 +203,8 @@ export async function createApp(config: Config, logger: Logger, opts: { clock?: 
       retrievalLog: new RetrievalLog({ db, logger, afterRecord: () => signals.noteRetrieval() }),
       signals,
       jobRecords: new JobRecordsService({ queue }),
+      teleologyQueries: new TeleologyQueries({ db, embedder, search, teleology }),
+      causalInference: new CausalInference({ db, embedder, indexes }),
     };
     const jobs = createJobRunner({ queue, logger, waitMs: config.jobWaitMs });
     return { config, logger, services, jobs, db, queue, embedder, indexes, indexSync, consumesJobs, health: () => services.health.report(), close: closeAll };

@@ -179,6 +179,13 @@ export const ERROR_REGISTRY = {
     retryable: false,
     hint: 'This session holds as many resource subscriptions as it may (CONTEXT_GRAPH_MAX_SUBSCRIPTIONS_PER_SESSION): unsubscribe from some first.',
   },
+  VECTORS_PENDING: {
+    channel: 'tool',
+    rpcCode: -32076,
+    httpStatus: 409,
+    retryable: true,
+    hint: 'The memory has no vectors (or fingerprint) under the current models yet: the embedding and fingerprint jobs run after a store. Retry shortly.',
+  },
 } as const satisfies Record<string, RegistryEntry>;
 
 export type ErrorCode = keyof typeof ERROR_REGISTRY;

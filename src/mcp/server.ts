@@ -5,7 +5,7 @@ import { CallToolRequestSchema, ListToolsRequestSchema, type CallToolResult, typ
 import * as z from 'zod';
 import type { App } from '../app.js';
 import { AppError, toErrorPayload } from '../errors.js';
-import { TOOLSET_OF } from '../tools/index.js';
+import { TOOL_NAME_ALIASES, TOOLSET_OF } from '../tools/index.js';
 import type { ToolContext } from '../tools/kit/context.js';
 import { callerJobs } from '../tools/kit/jobs.js';
 import { invoke, type CompiledTool } from '../tools/kit/invoke.js';
@@ -88,7 +88,7 @@ export function createMcpServer(app: App, opts: { actor: string }): McpServer {
     }
   };
   const runTool = async (request: z.output<typeof LenientCallToolRequestSchema>, extra: CallExtra): Promise<CallToolResult> => {
-    const name = request.params.name;
+    const name = TOOL_NAME_ALIASES.get(request.params.name) ?? request.params.name;
     const tool = compiledTools().get(name);
     const toolset = TOOLSET_OF.get(name);
     if (!tool || !toolset)

@@ -115,7 +115,7 @@ function topIndices(values: readonly number[], k: number): number[] {
 }
 
 /** Mean cosine among a handful of vectors: how much a memory's nearest neighbours agree. */
-function meanPairwise(sparse: boolean, vectors: readonly Float32Array[]): number {
+export function meanPairwise(sparse: boolean, vectors: readonly Float32Array[]): number {
   let sum = 0;
   let pairs = 0;
   for (let i = 0; i < vectors.length; i++) {

@@ -16,10 +16,10 @@ import {
   writeDistanceStats,
   type StoredVector,
 } from '../store/fingerprints-repo.js';
-import { fingerprintBatchMath } from './fingerprint-batch.js';
+import { fingerprintBatchMath, meanPairwise } from './fingerprint-batch.js';
 import { fittedLambda } from '../store/meta-utl-repo.js';
 import { nodesByNid } from '../store/nodes-repo.js';
-import { learningMagnitude } from './utl.js';
+import { centroid, K_NEAREST, learningMagnitude, spaceSimilarity, spaceUtl, type DistanceStats, type SpaceUtl } from './utl.js';
 
 /**
  * Memories of the project a fingerprint is measured against (its most recent earlier ones).
@@ -156,6 +156,25 @@ async function fingerprintBatch(
   });
   const last = nodes[nodes.length - 1]!.nid;
   return { done: nodes.length, count: { nid: last + 1, below: counts.get(last) ?? 0 } };
+}
+
+/**
+ * One space of one memory's fingerprint: its cosines to the reference vectors, their centroid and
+ * its nearest neighbours' agreement, fed to UTL's spaceUtl. The fingerprint job and
+ * gwt_compute_delta_sc (ΔS/ΔC of a node or text against another) both measure with this, so
+ * there is one formula.
+ */
+export function measureSpace(input: { sparse: boolean; vector: Float32Array; references: readonly Float32Array[]; edges: number; stats: DistanceStats }): SpaceUtl {
+  const { sparse, vector: x, references: refs } = input;
+  const sims = refs.map((r) => spaceSimilarity(sparse, x, r));
+  const c = sparse ? null : centroid(refs);
+  const centroidCos = c ? spaceSimilarity(false, x, c) : sims.length ? sims.reduce((s, v) => s + v, 0) / sims.length : 0;
+  const near = sims
+    .map((s, i) => ({ s, i }))
+    .sort((a, b) => b.s - a.s)
+    .slice(0, K_NEAREST)
+    .map((h) => refs[h.i]!);
+  return spaceUtl({ sims, centroidCos, neighbourConsistency: meanPairwise(sparse, near), edges: input.edges, stats: input.stats });
 }
 
 /**

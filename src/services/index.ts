@@ -33,6 +33,8 @@ import type { AutonomyService } from './cognition/autonomy.js';
 import type { MetaUtlService } from './cognition/meta-utl.js';
 import type { IdempotencyService } from './idempotency.js';
 import type { JobRecordsService } from './job-records.js';
+import type { TeleologyQueries } from './teleology-queries.js';
+import type { CausalInference } from './causal-inference.js';
 
 export type { JobRunner } from '../jobs/runner.js';
 export type { JobProgress } from '../jobs/queue.js';
@@ -103,4 +105,8 @@ export interface Services {
   signals: SignalsService;
   /** Job records readable after a job ends (knowledge://jobs, GET /api/jobs), on either queue backend. */
   jobRecords: JobRecordsService;
+  /** ΔS/ΔC of one memory against another, purpose-aligned search, weighted fusion (issue 11). */
+  teleologyQueries: TeleologyQueries;
+  /** omni_infer and query_causal over Causal edges and E5 (issue 11). */
+  causalInference: CausalInference;
 }

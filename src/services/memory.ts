@@ -20,6 +20,8 @@ export interface StoreMemoryInput {
   source_uri?: string | undefined;
   valid_from?: Date | undefined;
   valid_to?: Date | undefined;
+  /** Why it is stored (store_memory requires one): recorded on the transaction. */
+  rationale?: string | undefined;
 }
 
 export interface StoreMemoryResult {
@@ -66,7 +68,7 @@ export class MemoryService {
       valid_from: input.valid_from ?? null,
       valid_to: input.valid_to ?? null,
     });
-    const { result: node, txId } = await writeTransaction(db, 'store', { actor }, async (tx, log) => {
+    const { result: node, txId } = await writeTransaction(db, 'store', { actor, rationale: input.rationale ?? null }, async (tx, log) => {
       await requireCollection(tx, input.project_id, fields.collection ?? DEFAULT_COLLECTION);
       const node = await insertNode(tx, fields);
       log({ entity: 'node', entityId: node.id, before: null, after: image(node) });

@@ -150,3 +150,9 @@ export async function earlierProjectNids(q: Queryable, opts: { projectId: string
   ]);
   return rows.map((r) => Number(r.nid));
 }
+
+/** A project's k-NN distance moments per space, read without a lock (what a read-only measure scales ΔS by). */
+export async function distanceStatsOf(q: Queryable, projectId: string): Promise<Map<string, DistanceStatsRow>> {
+  const rows = await q.query<DistanceStatsRow & Record<string, unknown>>(`select space, n::float8 as n, mean, m2 from space_distance_stats where project_id = $1`, [projectId]);
+  return new Map(rows.map((r) => [r.space, { space: r.space, n: Number(r.n), mean: Number(r.mean), m2: Number(r.m2) }]));
+}

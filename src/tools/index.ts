@@ -80,6 +80,13 @@ import { getCalibrationMetricsTool, getThresholdStatusTool, triggerRecalibration
 import { getKuramotoSyncTool } from './signals/get-kuramoto-sync.js';
 import { adjustNeuromodulatorTool, getNeuromodulationStateTool, getNeuromodulationTool } from './signals/neuromodulation.js';
 import { getSteeringFeedbackTool, recordFeedbackTool } from './signals/steering.js';
+import { injectContextTool } from './context/inject-context.js';
+import { storeMemoryTool } from './context/store-memory.js';
+import { computeDeltaScTool, SEED_DELTA_SC_NAME } from './teleology/compute-delta-sc.js';
+import { omniInferTool } from './causal/omni-infer.js';
+import { queryCausalTool } from './causal/query-causal.js';
+import { searchTeleologicalTool } from './teleology/search-teleological.js';
+import { fuseEmbeddingsTool } from './teleology/fuse-embeddings.js';
 
 /**
  * The one list of toolsets, in tools/list order. The default ones stay small enough for an
@@ -171,9 +178,14 @@ export const TOOLSETS: readonly Toolset[] = [
     name: 'teleological',
     description: 'Search all 13 embedding spaces under weight profiles, read fingerprints, learn which spaces work together.',
     enabledByDefault: false,
-    tools: [searchGraphTool, computeTeleologicalVectorTool, manageTeleologicalProfileTool, updateSynergyMatrixTool],
+    tools: [searchGraphTool, computeTeleologicalVectorTool, manageTeleologicalProfileTool, updateSynergyMatrixTool, searchTeleologicalTool, fuseEmbeddingsTool],
   }),
-  defineToolset({ name: 'utl', description: 'Surprise, coherence and learning magnitude of the stored memories.', enabledByDefault: false, tools: [utlStatusTool] }),
+  defineToolset({
+    name: 'utl',
+    description: 'Surprise, coherence and learning magnitude of the stored memories.',
+    enabledByDefault: false,
+    tools: [utlStatusTool, computeDeltaScTool],
+  }),
   defineToolset({
     name: 'manifest',
     description: 'What the store holds and how it is doing: counts, spaces, vital signs.',
@@ -249,6 +261,18 @@ export const TOOLSETS: readonly Toolset[] = [
     enabledByDefault: false,
     tools: [recordFeedbackTool, getSteeringFeedbackTool],
   }),
+  defineToolset({
+    name: 'context',
+    description: "Seed 001's core pair: a prompt-ready context within a token budget, and stores that must say why.",
+    enabledByDefault: false,
+    tools: [injectContextTool, storeMemoryTool],
+  }),
+  defineToolset({
+    name: 'causal',
+    description: 'Reason over stored causality (Causal edges and the E5 cause/effect space): forward, backward, abduction, why-questions.',
+    enabledByDefault: false,
+    tools: [omniInferTool, queryCausalTool],
+  }),
 ];
 
 /** Every tool, in tools/list order. */
@@ -258,3 +282,9 @@ export const ALL_TOOLS: readonly AnyTool[] = TOOLSETS.flatMap((s) => s.tools);
 export const TOOLSET_OF: ReadonlyMap<string, string> = new Map(TOOLSETS.flatMap((s) => s.tools.map((t) => [t.name, s.name] as const)));
 
 export const DEFAULT_TOOLSETS: readonly string[] = TOOLSETS.filter((s) => s.enabledByDefault).map((s) => s.name);
+
+/**
+ * Tool names of the seeds that MCP does not allow (names are [A-Za-z0-9._-], SEP-986): accepted
+ * at tools/call under the seed's spelling, listed under the compliant one.
+ */
+export const TOOL_NAME_ALIASES: ReadonlyMap<string, string> = new Map([[SEED_DELTA_SC_NAME, computeDeltaScTool.name]]);

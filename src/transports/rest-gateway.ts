@@ -4,7 +4,7 @@ import { AppError, toErrorPayload, type ToolErrorPayload } from '../errors.js';
 import { restErrorOf, type RestErrorCode } from '../errors-rest.js';
 import { openApiDocument } from '../mcp/openapi.js';
 import { compiledTools, SessionToolsets } from '../mcp/toolsets.js';
-import { TOOLSETS } from '../tools/index.js';
+import { TOOL_NAME_ALIASES, TOOLSETS } from '../tools/index.js';
 import type { ToolContext } from '../tools/kit/context.js';
 import { invoke, type CompiledTool, type Invoked } from '../tools/kit/invoke.js';
 import { callerJobs } from '../tools/kit/jobs.js';
@@ -45,7 +45,7 @@ class EnvelopeError extends Error {
 /** The MCP tool a REST name means: the exact name, or seed 002's hyphenated spelling. */
 export function resolveTool(name: string): CompiledTool | undefined {
   const tools = compiledTools();
-  return tools.get(name) ?? tools.get(name.replace(/-/g, '_'));
+  return tools.get(TOOL_NAME_ALIASES.get(name) ?? name) ?? tools.get(name.replace(/-/g, '_'));
 }
 
 /** A successful (or needsInput) call as the envelope: text blocks by format, the payload beside them. */

@@ -203,6 +203,18 @@ describe('payload schemas are resources (knowledge://schemas/{kind})', () => {
     ];
     for (const [tool, args] of workspaceCalls) keep(tool, payloadOf(await call(client, tool, args)));
 
+    // Issue 11: the context and causal toolsets, ΔS/ΔC, purpose-ranked search and fusion.
+    const issue11Calls: Array<[string, Record<string, unknown>]> = [
+      ['inject_context', { query: 'backup copies', max_tokens: 256, score_threshold: 0 }],
+      ['store_memory', { content: 'Cold storage copies are checked weekly.', rationale: 'the schema test stores it with a reason' }],
+      ['gwt_compute_delta_sc', { node_id: stored.id, candidate_text: 'Backups now run hourly.' }],
+      ['omni_infer', { source_id: stored.id, direction: 'forward', target_id: effect.id }],
+      ['query_causal', { query: 'why do restores take under an hour?' }],
+      ['search_teleological', { query: 'backup copies', profile: 'default' }],
+      ['fuse_embeddings', { node_id: stored.id, weights: { E1: 1, E13: 0.5 } }],
+    ];
+    for (const [tool, args] of issue11Calls) keep(tool, payloadOf(await call(client, tool, args)));
+
     const validator = new AjvJsonSchemaValidator();
     const { tools } = await client.listTools();
     assert.ok(tools.length >= 11, 'all toolsets listed');

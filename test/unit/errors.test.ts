@@ -60,6 +60,7 @@ test('the registry pins its codes: numeric codes are unique within a channel and
     'TOOLSET_DISABLED',
     'UNKNOWN_TOOL',
     'VALIDATION_FAILED',
+    'VECTORS_PENDING',
     'VERSION_CONFLICT',
   ]);
   assert.deepEqual([...TOOL_ERROR_CODES].sort(), [
@@ -91,6 +92,7 @@ test('the registry pins its codes: numeric codes are unique within a channel and
     'TOOLSET_DISABLED',
     'UNKNOWN_TOOL',
     'VALIDATION_FAILED',
+    'VECTORS_PENDING',
     'VERSION_CONFLICT',
   ]);
   // A tool payload never carries a JSON-RPC-channel code.
