@@ -56,7 +56,9 @@ test('a dream run by a worker process streams phases over Streamable HTTP, is ab
   });
 
   // A store with work for a dream: a chain of tickets, and searches that return them together.
-  const ids = Array.from({ length: 200 }, () => ulid());
+  // 500 memories (what one NREM replays): on an idle machine a 200-memory dream ends (~0.1 s)
+  // before an abort arrives.
+  const ids = Array.from({ length: 500 }, () => ulid());
   await ok(client, 'import_records', {
     project_id: 'big',
     records: [
@@ -117,7 +119,7 @@ test('a dream run by a worker process streams phases over Streamable HTTP, is ab
   // searches are asked again first: when the abort landed in REM, the committed NREM has already
   // counted the first ones (evidence is never counted twice), and would have nothing left to do.
   for (let i = 0; i < 12; i++) await ok(client, 'search', { query_text: `slow checkout region ${i % 7} day ${i % 11}`, project_id: 'big', score_threshold: 0 });
-  const next = await ok(client, 'trigger_dream', { phase: 'nrem', project_id: 'big', budget: { max_operations: 300, max_ms: 60_000 } });
+  const next = await ok(client, 'trigger_dream', { phase: 'nrem', project_id: 'big', budget: { max_operations: 1_000, max_ms: 60_000 } });
   assert.equal(next.status, 'completed', JSON.stringify(next));
   const tx = next.phases[0].tx_id as number | null;
   assert.ok(tx, `the NREM changed something: ${JSON.stringify(next.phases[0])}`);
