@@ -1,11 +1,14 @@
+import { createLateInteractionEncoder } from '../encoders/late-interaction.js';
 import { defineSpace } from './define.js';
 
-// Planned: registered so its id, name and purpose are stable; it gets an encoder (and a weight
-// measured on the bench) in the all-spaces issue.
 export const e12LateInteraction = defineSpace({
   id: 'E12',
   name: 'late-interaction',
-  purpose: 'precision: per-token vectors for MaxSim reranking (ColBERT)',
+  purpose: 'precision: per-token GloVe vectors, MaxSim rerank of the fused candidates (ColBERT-style)',
   index: 'multi',
-  status: 'planned',
+  status: 'implemented',
+  // A reranker, never a candidate generator (src/services/search.ts). Measured on LoCoMo dev
+  // (bench --parts locomo, E12_only and fused+E12@0.3): see README.
+  weight: 0,
+  encoder: () => createLateInteractionEncoder(),
 });

@@ -1,0 +1,64 @@
+import { z } from 'zod';
+import { propagate } from '../embed/encoders/graph.js';
+import type { Embedder } from '../embed/embedder.js';
+import { defineJob, enqueueJob, type JobHandlerContext } from '../jobs/define.js';
+import type { JobQueue } from '../jobs/queue.js';
+import type { Db } from '../store/db.js';
+import { liveEdgesTouching } from '../store/edges-repo.js';
+import { writeEmbeddings, type EmbeddingWrite } from '../store/embeddings-repo.js';
+import { vectorsOf } from '../store/navigation-repo.js';
+import { liveNodesById, nodesByNid } from '../store/nodes-repo.js';
+
+/** Edges read per node: its strongest neighbours say where it sits; a hub's thousandth edge adds nothing. */
+const MAX_EDGES = 64;
+const PAGE = 200;
+
+const progress = z.object({ done: z.number().int().nonnegative(), total: z.number().int().nonnegative() });
+
+/**
+ * The `graph-embed` job: E8 vectors of the given nodes from the graph as it stands (src/embed/
+ * encoders/graph.ts `propagate`: own E1 vector, mixed with the edge-weighted mean of the live
+ * neighbours' E1 vectors). Enqueued for both ends of every edge the link job or relate creates,
+ * so the vector follows the edges. Idempotent: it recomputes from the current graph.
+ */
+export const graphEmbedJob = defineJob({
+  type: 'graph-embed',
+  payload: z.object({ nids: z.array(z.number().int().positive()).min(1) }),
+  progress,
+  result: z.object({ written: z.number().int().nonnegative() }),
+  async handler({ nids }, { deps, report }: JobHandlerContext<z.input<typeof progress>, { db: Db; embedder: Embedder }>) {
+    const e8 = deps.embedder.encoders().find((e) => e.space === 'E8');
+    const e1 = deps.embedder.encoders().find((e) => e.space === 'E1');
+    if (!e8 || !e1) return { written: 0 };
+    let written = 0;
+    for (let i = 0; i < nids.length; i += PAGE) {
+      const nodes = (await nodesByNid(deps.db, nids.slice(i, i + PAGE))).filter((n) => n.deleted_at === null);
+      const writes: EmbeddingWrite[] = [];
+      for (const node of nodes) {
+        const edges = await liveEdgesTouching(deps.db, { nodeIds: [node.id], direction: 'both', limit: 10_000 });
+        const strongest = edges.sort((a, b) => b.weight - a.weight || (a.id < b.id ? -1 : 1)).slice(0, MAX_EDGES);
+        const others = strongest.map((e) => ({ id: e.src === node.id ? e.dst : e.src, weight: e.weight }));
+        const nidOf = new Map((await liveNodesById(deps.db, [...new Set(others.map((o) => o.id))])).map((n) => [n.id, n.nid]));
+        const vectors = await vectorsOf(deps.db, 'E1', [node.nid, ...nidOf.values()]);
+        const own = vectors.get(node.nid);
+        if (!own || own.length !== e1.dim) continue;
+        const neighbours = others.flatMap((o) => {
+          const v = vectors.get(nidOf.get(o.id) ?? -1);
+          return v && v.length === own.length ? [{ vector: v, weight: o.weight }] : [];
+        });
+        writes.push({ nid: node.nid, space: 'E8', modelId: e8.modelId, vector: propagate(own, neighbours) });
+      }
+      await writeEmbeddings(deps.db, writes);
+      written += writes.length;
+      await report({ done: Math.min(nids.length, i + PAGE), total: nids.length });
+    }
+    return { written };
+  },
+});
+
+/** Recomputes E8 for nodes whose edges changed (by nid). No job id: a later change must recompute again. */
+export async function enqueueGraphEmbed(queue: JobQueue, nids: Iterable<number>): Promise<void> {
+  const list = [...new Set(nids)].sort((a, b) => a - b);
+  if (list.length === 0) return;
+  await enqueueJob(queue, graphEmbedJob, { nids: list });
+}
