@@ -45,7 +45,7 @@ export interface LocomoResult {
   evidence_repairs: { split: number; rewritten: number; dropped: number };
   ingest: { path: 'MemoryService.store'; memories: number; seconds: number; per_s: number; store_latency: LatencySummary };
   /** Automatic edges made after ingest for E8 (null when CG_BENCH_LOCOMO_EDGES=off). */
-  edges: { created: Record<string, number>; seconds: number } | null;
+  edges: { created: Record<string, number>; link_seconds: number; graph_embed_seconds: number; graph_embed_cpu_ms_per_memory: number } | null;
   e1_provider: string;
   spaces: string[];
   bm25_stemmed: boolean;
@@ -248,19 +248,31 @@ async function ingestAll(app: App, samples: readonly LocomoSample[]): Promise<{ 
  */
 async function buildEdges(app: App, loaded: readonly Loaded[]): Promise<LocomoResult['edges']> {
   if (process.env.CG_BENCH_LOCOMO_EDGES === 'off') return null;
-  const start = process.hrtime.bigint();
   const created: Record<string, number> = {};
+  let linkNs = 0n;
+  let graphNs = 0n;
+  let cpuUs = 0;
   for (const l of loaded) {
+    let t0 = process.hrtime.bigint();
     const job = await enqueueJob(app.queue, linkJob, { project_id: l.projectId, kinds: ['Semantic', 'Temporal', 'Causal'] });
     const r = await job.finished(EMBED_WAIT_MS);
     for (const [k, n] of Object.entries(r.created)) created[k] = (created[k] ?? 0) + n;
+    linkNs += process.hrtime.bigint() - t0;
+    t0 = process.hrtime.bigint();
+    const cpu0 = process.cpuUsage();
     const ctx = { jobId: 'bench', attempt: 1, signal: new AbortController().signal, deps: { db: app.db, embedder: app.embedder }, report: async () => {} };
     await graphEmbedJob.handler({ nids: [...l.diaOfNid.keys()] }, ctx);
+    const cpu = process.cpuUsage(cpu0);
+    cpuUs += cpu.user + cpu.system;
+    graphNs += process.hrtime.bigint() - t0;
   }
   await app.indexSync?.pull();
-  const seconds = Math.round(Number(process.hrtime.bigint() - start) / 1e7) / 100;
-  log(`locomo: edges ${JSON.stringify(created)} and E8 vectors in ${seconds} s`);
-  return { created, seconds };
+  const s = (ns: bigint) => Math.round(Number(ns) / 1e7) / 100;
+  const turns = loaded.reduce((n, l) => n + l.diaOfNid.size, 0);
+  // CPU of this process (the job runs here, PGlite included), per memory: what E8 costs a write.
+  const graphCpuMsPerMemory = Math.round((cpuUs / 1000 / Math.max(1, turns)) * 1000) / 1000;
+  log(`locomo: edges ${JSON.stringify(created)} in ${s(linkNs)} s; E8 vectors in ${s(graphNs)} s (${graphCpuMsPerMemory} ms CPU per memory)`);
+  return { created, link_seconds: s(linkNs), graph_embed_seconds: s(graphNs), graph_embed_cpu_ms_per_memory: graphCpuMsPerMemory };
 }
 
 /** Resolves once every encoder's index holds `count` vectors (the app is fresh, so they are ours). */

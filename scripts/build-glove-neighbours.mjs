@@ -4,6 +4,7 @@
 // GloVe rows, exact (brute force, deterministic: the same model.onnx gives byte-identical files).
 // E6 (src/embed/encoders/expansion.ts) reads it. Run after `npm run build`:
 //   node scripts/build-glove-neighbours.mjs [--words 30000] [--k 10]
+import { Buffer } from 'node:buffer';
 import { createHash } from 'node:crypto';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';

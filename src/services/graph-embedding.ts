@@ -3,7 +3,7 @@ import { propagate } from '../embed/encoders/graph.js';
 import type { Embedder } from '../embed/embedder.js';
 import { defineJob, enqueueJob, type JobHandlerContext } from '../jobs/define.js';
 import type { JobQueue } from '../jobs/queue.js';
-import type { Db } from '../store/db.js';
+import type { Db, Queryable } from '../store/db.js';
 import { liveEdgesTouching } from '../store/edges-repo.js';
 import { writeEmbeddings, type EmbeddingWrite } from '../store/embeddings-repo.js';
 import { vectorsOf } from '../store/navigation-repo.js';
@@ -61,4 +61,21 @@ export async function enqueueGraphEmbed(queue: JobQueue, nids: Iterable<number>)
   const list = [...new Set(nids)].sort((a, b) => a - b);
   if (list.length === 0) return;
   await enqueueJob(queue, graphEmbedJob, { nids: list });
+}
+
+/**
+ * Of `nids`, those with a live edge, and the nids at the other end: when such a node's E1 vector
+ * is rewritten (the embed job, which also resets its E8 to its own vector), its E8 and its
+ * neighbours' must be recomputed. One query; none of a fresh memory (its edges come later).
+ */
+export async function graphNeighbourhoodOf(q: Queryable, nids: readonly number[]): Promise<number[]> {
+  if (nids.length === 0) return [];
+  const rows = await q.query<{ nid: number }>(
+    `with me as (select id, nid from nodes where nid = any($1::bigint[]))
+     select distinct n.nid from me
+       join edges e on e.deleted_at is null and (e.src = me.id or e.dst = me.id)
+       join nodes n on n.deleted_at is null and n.id in (e.src, e.dst)`,
+    [nids],
+  );
+  return rows.map((r) => Number(r.nid));
 }

@@ -174,7 +174,11 @@ export class GraphService {
 
     if (result.created.length > 0 && this.deps.embedding) await this.deps.embedding.schedule(result.created);
     const ends = result.triples.filter((t) => t.created).flatMap((t) => [t.subject.id, t.object.id]);
-    if (ends.length > 0 && this.deps.queue) await enqueueGraphEmbed(this.deps.queue, (await liveNodesById(this.deps.db, ends)).map((n) => n.nid));
+    if (ends.length > 0 && this.deps.queue)
+      await enqueueGraphEmbed(
+        this.deps.queue,
+        (await liveNodesById(this.deps.db, ends)).map((n) => n.nid),
+      );
     return { txId: txId === 0 ? null : txId, triples: result.triples, entitiesCreated: result.created.map(nodeView) };
   }
 

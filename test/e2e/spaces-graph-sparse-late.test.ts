@@ -41,10 +41,10 @@ describe('spaces E6 (expansion), E8 (graph) and E12 (late interaction)', () => {
     assert.equal((await search('camping', 'e6', { lexical: 1 })).hits.length, 0, 'BM25 over E13 finds nothing');
     const e6 = await search('camping', 'e6', { E6: 1 });
     assert.equal(e6.hits[0]?.node.id, hike.id);
-    assert.ok(e6.hits[0]!.signals.E6!.score > 0);
+    assert.ok(e6.hits[0].signals.E6!.score > 0);
     // Queries are not expanded: the memory's own word still matches at full weight.
     const own = await search('hiking', 'e6', { E6: 1 });
-    assert.ok(own.hits[0]!.signals.E6!.score > e6.hits[0]!.signals.E6!.score);
+    assert.ok(own.hits[0]!.signals.E6!.score > e6.hits[0].signals.E6!.score);
   });
 
   test('E8: after relate, a node’s graph vector moves toward its neighbour’s meaning', async () => {
@@ -75,7 +75,8 @@ describe('spaces E6 (expansion), E8 (graph) and E12 (late interaction)', () => {
   test('E12: MaxSim reranks the fused candidates only when weighted', async () => {
     const kitten = await store('Kitten heels are back in fashion this season, says the magazine.', 'e12');
     const pets = await store('Our young dog and the little cat saw the vet at the hospital on Tuesday.', 'e12');
-    for (const filler of ['The quarterly report is due on Friday.', 'Traffic on the bridge was slow this morning.', 'The library closes early on holidays.']) await store(filler, 'e12');
+    for (const filler of ['The quarterly report is due on Friday.', 'Traffic on the bridge was slow this morning.', 'The library closes early on holidays.'])
+      await store(filler, 'e12');
     const q = 'puppy kitten veterinarian clinic';
     const ids = (r: Awaited<ReturnType<typeof search>>) => r.hits.map((h) => h.node.id);
     const base = await search(q, 'e12');
@@ -89,7 +90,10 @@ describe('spaces E6 (expansion), E8 (graph) and E12 (late interaction)', () => {
     assert.equal(base.hits[0]!.node.id, kitten.id, 'lexical "kitten" wins by default');
     // MaxSim 0.67 (dog, cat, vet, hospital answer each query word) against 0.59 for the kitten heels.
     const heavy = await search(q, 'e12', { ...SIGNAL_WEIGHTS, E12: 20 });
-    assert.ok(heavy.hits.every((h) => h.signals.E12), 'every candidate gets a MaxSim score');
+    assert.ok(
+      heavy.hits.every((h) => h.signals.E12),
+      'every candidate gets a MaxSim score',
+    );
     assert.equal(heavy.hits[0]!.node.id, pets.id, 'dog, cat, vet and hospital answer the query word by word');
     assert.ok(heavy.hits[0]!.signals.E12!.score > heavy.hits.find((h) => h.node.id === kitten.id)!.signals.E12!.score);
   });

@@ -129,7 +129,11 @@ export const linkJob = defineJob({
       for (let i = 0; i < payload.nids!.length; i += PAGE) await linkPage(payload.nids!.slice(i, i + PAGE));
     }
     for (const projectId of projects) await enqueueHierarchyFit(deps, projectId);
-    if (moved.size > 0) await enqueueGraphEmbed(deps.queue, (await liveNodesById(deps.db, [...moved])).map((n) => n.nid));
+    if (moved.size > 0)
+      await enqueueGraphEmbed(
+        deps.queue,
+        (await liveNodesById(deps.db, [...moved])).map((n) => n.nid),
+      );
     return { memories, created: total };
   },
 });
