@@ -34,15 +34,27 @@ export const graphEmbedJob = defineJob({
     for (let i = 0; i < nids.length; i += PAGE) {
       const nodes = (await nodesByNid(deps.db, nids.slice(i, i + PAGE))).filter((n) => n.deleted_at === null);
       const writes: EmbeddingWrite[] = [];
+      // One query each for the page's edges, the other ends' nids and every vector involved.
+      const edges = await liveEdgesTouching(deps.db, { nodeIds: nodes.map((n) => n.id), direction: 'both', limit: 1_000_000 });
+      const byNode = new Map<string, Array<{ id: string; weight: number; edge: string }>>();
+      for (const e of edges) {
+        for (const [me, other] of [
+          [e.src, e.dst],
+          [e.dst, e.src],
+        ] as const) {
+          const list = byNode.get(me) ?? [];
+          list.push({ id: other, weight: e.weight, edge: e.id });
+          byNode.set(me, list);
+        }
+      }
+      const others = new Set(edges.flatMap((e) => [e.src, e.dst]));
+      const nidOf = new Map((await liveNodesById(deps.db, [...others])).map((n) => [n.id, n.nid]));
+      const vectors = await vectorsOf(deps.db, 'E1', [...new Set([...nodes.map((n) => n.nid), ...nidOf.values()])]);
       for (const node of nodes) {
-        const edges = await liveEdgesTouching(deps.db, { nodeIds: [node.id], direction: 'both', limit: 10_000 });
-        const strongest = edges.sort((a, b) => b.weight - a.weight || (a.id < b.id ? -1 : 1)).slice(0, MAX_EDGES);
-        const others = strongest.map((e) => ({ id: e.src === node.id ? e.dst : e.src, weight: e.weight }));
-        const nidOf = new Map((await liveNodesById(deps.db, [...new Set(others.map((o) => o.id))])).map((n) => [n.id, n.nid]));
-        const vectors = await vectorsOf(deps.db, 'E1', [node.nid, ...nidOf.values()]);
         const own = vectors.get(node.nid);
         if (!own || own.length !== e1.dim) continue;
-        const neighbours = others.flatMap((o) => {
+        const strongest = (byNode.get(node.id) ?? []).sort((a, b) => b.weight - a.weight || (a.edge < b.edge ? -1 : 1)).slice(0, MAX_EDGES);
+        const neighbours = strongest.flatMap((o) => {
           const v = vectors.get(nidOf.get(o.id) ?? -1);
           return v && v.length === own.length ? [{ vector: v, weight: o.weight }] : [];
         });
