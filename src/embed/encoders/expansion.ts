@@ -18,7 +18,8 @@ import { packTerms, stem, STOP_WORDS, termId } from '../keyword.js';
  * cosine over E1's int8 GloVe rows, 900 kB), so expanding a word is one table read: the write
  * path pays microseconds per memory, never a nearest-neighbour search.
  */
-// Recipe picked on LoCoMo dev, E6 alone (R@5/10/25/50; E13-style BM25 without expansion
+// Recipe picked on LoCoMo dev, E6 alone in one BM25 index per conversation (a one-off script
+// over SparseIndex; R@5/10/25/50; E13-style BM25 without expansion
 // 55.2/63.4/71.2/76.4): 5 neighbours ≥ 0.7 at 0.5 × cosine 55.8/64.4/73.0/78.7; 10 ≥ 0.6 at 0.5
 // 55.1/63.0/73.2/79.2 (worse at R@5/10); 3 ≥ 0.7 at 0.3 56.1/64.3/72.4/78.7.
 export const EXPANSION_WEIGHT = 0.5;
