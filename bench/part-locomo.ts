@@ -21,6 +21,9 @@ import { buildBm25 } from './quality/bm25.js';
 import { denseOnly, lexicalOnly } from './signals.js';
 import { LEXICAL_SPACE, signalWeights, spaceById } from '../src/embed/spaces/registry.js';
 import { summarize, type LatencySummary } from './stats.js';
+import { enqueueJob } from '../src/jobs/define.js';
+import { graphEmbedJob } from '../src/services/graph-embedding.js';
+import { linkJob } from '../src/services/navigation/link-job.js';
 
 /** The deepest cut-off scored; every system returns this many results. */
 const DEPTH = 50;
@@ -41,6 +44,8 @@ export interface LocomoResult {
   questions: { total: number; scored: number; skipped_no_evidence: number; by_category: Record<string, number> };
   evidence_repairs: { split: number; rewritten: number; dropped: number };
   ingest: { path: 'MemoryService.store'; memories: number; seconds: number; per_s: number; store_latency: LatencySummary };
+  /** Automatic edges made after ingest for E8 (null when CG_BENCH_LOCOMO_EDGES=off). */
+  edges: { created: Record<string, number>; link_seconds: number; graph_embed_seconds: number; graph_embed_cpu_ms_per_memory: number } | null;
   e1_provider: string;
   spaces: string[];
   bm25_stemmed: boolean;
@@ -82,7 +87,7 @@ export async function runLocomo(opts: { path: string; explicit: boolean; limit: 
   try {
     const [a, b] = InMemoryTransport.createLinkedPair();
     await Promise.all([server.connect(a), client.connect(b)]);
-    const { loaded, ingest } = await ingestAll(app, samples);
+    const { loaded, ingest, edges } = await ingestAll(app, samples);
     const spaces = app.embedder.encoders().map((e) => e.space);
     // Every space but the lexical one alone (the lexical one is lexical_only); dense by k-NN,
     // sparse ones (E7, E11) by BM25 over their own terms.
@@ -162,6 +167,7 @@ export async function runLocomo(opts: { path: string; explicit: boolean; limit: 
       questions: { total: questions.length, scored, skipped_no_evidence: questions.length - scored, by_category: byCategory },
       evidence_repairs: repairs,
       ingest,
+      edges,
       e1_provider: app.embedder.encoders().find((e) => e.space === 'E1')?.provider ?? 'none',
       spaces,
       bm25_stemmed: [...bm25.values()][0]?.stemmed ?? false,
@@ -191,7 +197,7 @@ async function mcpSearch(client: Client, l: Loaded, query: string): Promise<stri
  * embedded mode does), then a wait until every space's index holds every turn, so no query runs
  * against a half-embedded store. The rate covers both.
  */
-async function ingestAll(app: App, samples: readonly LocomoSample[]): Promise<{ loaded: Loaded[]; ingest: LocomoResult['ingest'] }> {
+async function ingestAll(app: App, samples: readonly LocomoSample[]): Promise<{ loaded: Loaded[]; ingest: LocomoResult['ingest']; edges: LocomoResult['edges'] }> {
   const total = samples.reduce((s, x) => s + x.turns.length, 0);
   const tick = progress('locomo: stored', total);
   const storeMs: number[] = [];
@@ -219,6 +225,7 @@ async function ingestAll(app: App, samples: readonly LocomoSample[]): Promise<{ 
   }
   await waitForIndexes(app, total);
   const seconds = Number(process.hrtime.bigint() - start) / 1e9;
+  const edges = await buildEdges(app, loaded);
   log(`locomo: ingested ${total} turns in ${seconds.toFixed(1)} s (${(total / seconds).toFixed(0)}/s)`);
   return {
     loaded,
@@ -229,7 +236,43 @@ async function ingestAll(app: App, samples: readonly LocomoSample[]): Promise<{ 
       per_s: Math.round((total / seconds) * 100) / 100,
       store_latency: summarize(storeMs),
     },
+    edges,
   };
+}
+
+/**
+ * E8 places a memory by its edges: after the timed ingest, the link job's Semantic, Temporal and
+ * Causal edges (no Hierarchical: it adds entity nodes, which would change every other row) for
+ * each conversation, then the graph-embed job over all its turns (the link job also enqueues
+ * it; running it here is the wait). CG_BENCH_LOCOMO_EDGES=off skips this (E8 is then E1).
+ */
+async function buildEdges(app: App, loaded: readonly Loaded[]): Promise<LocomoResult['edges']> {
+  if (process.env.CG_BENCH_LOCOMO_EDGES === 'off') return null;
+  const created: Record<string, number> = {};
+  let linkNs = 0n;
+  let graphNs = 0n;
+  let cpuUs = 0;
+  for (const l of loaded) {
+    let t0 = process.hrtime.bigint();
+    const job = await enqueueJob(app.queue, linkJob, { project_id: l.projectId, kinds: ['Semantic', 'Temporal', 'Causal'] });
+    const r = await job.finished(EMBED_WAIT_MS);
+    for (const [k, n] of Object.entries(r.created)) created[k] = (created[k] ?? 0) + n;
+    linkNs += process.hrtime.bigint() - t0;
+    t0 = process.hrtime.bigint();
+    const cpu0 = process.cpuUsage();
+    const ctx = { jobId: 'bench', attempt: 1, signal: new AbortController().signal, deps: { db: app.db, embedder: app.embedder }, report: async () => {} };
+    await graphEmbedJob.handler({ nids: [...l.diaOfNid.keys()] }, ctx);
+    const cpu = process.cpuUsage(cpu0);
+    cpuUs += cpu.user + cpu.system;
+    graphNs += process.hrtime.bigint() - t0;
+  }
+  await app.indexSync?.pull();
+  const s = (ns: bigint) => Math.round(Number(ns) / 1e7) / 100;
+  const turns = loaded.reduce((n, l) => n + l.diaOfNid.size, 0);
+  // CPU of this process (the job runs here, PGlite included), per memory: what E8 costs a write.
+  const graphCpuMsPerMemory = Math.round((cpuUs / 1000 / Math.max(1, turns)) * 1000) / 1000;
+  log(`locomo: edges ${JSON.stringify(created)} in ${s(linkNs)} s; E8 vectors in ${s(graphNs)} s (${graphCpuMsPerMemory} ms CPU per memory)`);
+  return { created, link_seconds: s(linkNs), graph_embed_seconds: s(graphNs), graph_embed_cpu_ms_per_memory: graphCpuMsPerMemory };
 }
 
 /** Resolves once every encoder's index holds `count` vectors (the app is fresh, so they are ours). */

@@ -3,6 +3,7 @@
  * embedded app, then every query run through: hybrid search, lexical alone, each dense space
  * alone, and the BM25 baseline library over the same documents in this process.
  */
+import { signalWeights, spaceById } from '../src/embed/spaces/registry.js';
 import type { SpaceId } from '../src/embed/types.js';
 import { tempDir } from '../test/helpers/cli.js';
 import { openBenchApp } from './app.js';
@@ -26,6 +27,7 @@ export interface QualityResult {
 }
 
 const DEPTH = 25;
+const PROBES = process.env.CG_BENCH_PROBES ? new Set(process.env.CG_BENCH_PROBES.split(',')) : null;
 
 export async function runQuality(opts: { seed: number; distractors: number; perCategory: number; modelDir?: string | null }): Promise<QualityResult> {
   const set = makeQualitySet(opts.seed, { distractors: opts.distractors, perCategory: opts.perCategory });
@@ -40,11 +42,18 @@ export async function runQuality(opts: { seed: number; distractors: number; perC
 
     const bm25 = buildBm25(set.memories);
     const spaces = app.embedder.encoders().map((e) => e.space as SpaceId);
+    const defaults = signalWeights();
+    const probes = spaces.map(spaceById).filter((s) => (defaults[s.signal] ?? 0) === 0 && (!PROBES || PROBES.has(s.id)));
+    const fusedWith = (extra: Record<string, number>) => async (q: string) =>
+      toKeys((await app.services.search.hybrid({ text: q, limit: DEPTH, weights: { ...defaults, ...extra } })).hits.map((h) => h.node.nid));
     const systems: Array<{ name: string; run: (q: string) => Promise<string[]> }> = [
       { name: 'hybrid', run: async (q) => toKeys(await hybrid(app, q, DEPTH)) },
       { name: 'lexical', run: async (q) => toKeys(await lexicalOnly(app, q, DEPTH)) },
       ...spaces.map((space) => ({ name: `${space}_only`, run: async (q: string) => toKeys(await denseOnly(app, space, q, DEPTH)) })),
       { name: 'bm25_wink', run: async (q) => bm25.search(q, DEPTH) },
+      // Each unweighted space added to the default fusion at 0.3, as part-locomo does (CG_BENCH_PROBES narrows).
+      ...probes.map((s) => ({ name: `fused+${s.id}@0.3`, run: fusedWith({ [s.signal]: 0.3 }) })),
+      ...(probes.length > 1 ? [{ name: 'fused+all@0.3', run: fusedWith(Object.fromEntries(probes.map((s) => [s.signal, 0.3]))) }] : []),
     ];
     const out: QualityResult['systems'] = {};
     for (const sys of systems) {

@@ -175,7 +175,7 @@ export async function createApp(config: Config, logger: Logger, opts: { clock?: 
       resourceReads: new ResourceReadService(db),
       ingest: new IngestService({ db, embedding }),
       entries,
-      graph: new GraphService({ db, embedding }),
+      graph: new GraphService({ db, embedding, queue }),
       history,
       health: new HealthService({ db, queue, embedder, indexes, indexSync, consumesJobs, outbox }),
       curation,

@@ -8,8 +8,7 @@ export type SpaceId = 'E1' | 'E2' | 'E3' | 'E4' | 'E5' | 'E6' | 'E7' | 'E8' | 'E
 /**
  * How a space's vectors are indexed and searched (src/index/kinds/): dense = fixed-length unit
  * vectors by cosine (USearch HNSW), sparse = packed term vectors ranked by BM25 (inverted
- * index), multi = several vectors per memory (late interaction); `multi` has no index kind
- * yet, so only a planned space may declare it.
+ * index), multi = several vectors per memory (late interaction: E12's word rows, MaxSim).
  */
 export type IndexKind = 'dense' | 'sparse' | 'multi';
 

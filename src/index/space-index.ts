@@ -6,7 +6,7 @@ import type { SpaceIndexSpec, VectorHit } from './vector-index.js';
 export type ResolvedSpec = Required<SpaceIndexSpec>;
 
 /** The index kinds that have an implementation (src/index/kinds/). */
-export type BuiltIndexKind = Exclude<IndexKind, 'multi'>;
+export type BuiltIndexKind = IndexKind;
 
 /**
  * The index of one space inside the index thread. Each kind is one file in src/index/kinds/;
@@ -56,10 +56,10 @@ export function resolveSpec(spec: SpaceIndexSpec): ResolvedSpec {
 
 /**
  * Whether a stored vector of `length` floats can go into the space's index: a dense row has
- * exactly `dim` floats, a sparse row packed pairs (an even count).
+ * exactly `dim` floats, a sparse or multi row packed pairs (an even count).
  */
 export function rowFits(spec: ResolvedSpec, length: number): boolean {
-  return spec.index === 'sparse' ? length % 2 === 0 : length === spec.dim;
+  return spec.index === 'dense' ? length === spec.dim : length % 2 === 0;
 }
 
 /** Splits concatenated rows; checks that the lengths add up. */

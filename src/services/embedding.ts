@@ -10,6 +10,7 @@ import { settleOwedEmbeddings } from '../store/outbox-repo.js';
 import { projectPositions, type PositionAnchor } from '../store/positions-repo.js';
 import type { EncodeItem } from '../embed/encoder.js';
 import { fingerprintJob } from './fingerprints.js';
+import { enqueueGraphEmbed, graphNeighbourhoodOf } from './graph-embedding.js';
 
 /** What an embedding for a node is made from: the topic carries meaning the content may not repeat. */
 export function embeddingText(node: { topic: string | null; content: string }): string {
@@ -63,6 +64,15 @@ export const embedJob = defineJob({
     }
     await writeEmbeddings(deps.db, writes);
     await settleOwedEmbeddings(deps.db, settled);
+    // A node with edges just had its E8 reset to its own vector, and its neighbours' means moved.
+    if (deps.queue && deps.embedder.encoders().some((e) => e.space === 'E8'))
+      await enqueueGraphEmbed(
+        deps.queue,
+        await graphNeighbourhoodOf(
+          deps.db,
+          nodes.map((n) => n.nid),
+        ),
+      );
     if (deps.queue && !deferFingerprints) {
       for (const projectId of new Set(nodes.map((n) => n.project_id))) await enqueueFingerprints(deps.queue, projectId);
     }

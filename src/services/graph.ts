@@ -17,7 +17,9 @@ import { closestNamesInProject, ENTITY_KIND, entityImageByNameAsOf, liveEntityBy
 import { advisoryXactLock, LOCKS } from '../store/locks.js';
 import { insertNode, liveNodesById, type NodeRecord } from '../store/nodes-repo.js';
 import { imagesAsOf, latestTxId } from '../store/tx-log.js';
+import type { JobQueue } from '../jobs/queue.js';
 import type { EmbeddingScheduler } from './embedding-scheduler.js';
+import { enqueueGraphEmbed } from './graph-embedding.js';
 import { image, newNode, writeTransaction } from './writes.js';
 
 export { EDGE_TYPES, type Direction, type EdgeType };
@@ -62,6 +64,8 @@ export class GraphService {
       db: Db;
       /** Schedules embeddings of new entity nodes; null in tests that do not embed. */
       embedding: Pick<EmbeddingScheduler, 'schedule'> | null;
+      /** Where the graph-embed job of the new edges' ends goes (their E8 vectors); absent, none is enqueued. */
+      queue?: JobQueue;
     },
   ) {}
 
@@ -169,6 +173,12 @@ export class GraphService {
     });
 
     if (result.created.length > 0 && this.deps.embedding) await this.deps.embedding.schedule(result.created);
+    const ends = result.triples.filter((t) => t.created).flatMap((t) => [t.subject.id, t.object.id]);
+    if (ends.length > 0 && this.deps.queue)
+      await enqueueGraphEmbed(
+        this.deps.queue,
+        (await liveNodesById(this.deps.db, ends)).map((n) => n.nid),
+      );
     return { txId: txId === 0 ? null : txId, triples: result.triples, entitiesCreated: result.created.map(nodeView) };
   }
 

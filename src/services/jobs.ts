@@ -10,6 +10,7 @@ import { hyperbolicFitJob } from './navigation/hyperbolic-job.js';
 import { linkJob } from './navigation/link-job.js';
 import type { NearestMemories } from './navigation/nearest.js';
 import { fingerprintJob } from './fingerprints.js';
+import { graphEmbedJob } from './graph-embedding.js';
 import { summaryJob } from './summaries.js';
 import { adversarialScanJob } from './diagnostics/adversarial.js';
 import { consolidationJob, dreamJob } from './dreams/job.js';
@@ -52,6 +53,7 @@ export const JOBS: ReadonlyArray<AnyJobDefinition<JobDeps>> = [
   lambdaRecalibrationJob,
   kuramotoSyncJob,
   recalibrationJob,
+  graphEmbedJob,
 ];
 
 /** Starts consuming every job type of JOBS on `queue`. */

@@ -153,13 +153,25 @@ export class SearchService {
       // A sparse query with no terms (only stop words) finds nothing in its space.
       return vector && vector.length > 0 ? [{ name: s.signal, space: s.id, vector }] : [];
     });
-    const { lists } = await filteredCandidates(this.deps, signals, q, want);
+    // Late-interaction spaces (E12, index kind multi) rerank the fused candidates; the others generate them.
+    const generators = signals.filter((s) => spaceById(s.space).index !== 'multi');
+    const { lists } = await filteredCandidates(this.deps, generators, q, want);
     const steps = signals.length + 1;
-    for (const [i, s] of signals.entries()) await q.onProgress?.(i + 1, steps, `${s.name}: ${lists[i]!.length} candidates`);
-    const fused = fuseScores(
-      signals.map((s, i) => ({ name: s.name, weight: weights[s.name] ?? 0, hits: lists[i]!.map((h) => ({ key: h.key, score: h.similarity })) })),
-      LEXICAL_SIGNAL,
-    );
+    for (const [i, s] of generators.entries()) await q.onProgress?.(i + 1, steps, `${s.name}: ${lists[i]!.length} candidates`);
+    const ranked0 = generators.map((s, i) => ({ name: s.name, weight: weights[s.name] ?? 0, hits: lists[i]!.map((h) => ({ key: h.key, score: h.similarity })) }));
+    let fused = fuseScores(ranked0, LEXICAL_SIGNAL);
+    const rerankers = signals.filter((s) => spaceById(s.space).index === 'multi');
+    if (rerankers.length > 0 && fused.length > 0) {
+      const among = fused.slice(0, want).map((f) => f.key);
+      for (const s of rerankers) {
+        const hits = await this.deps.indexes.search(s.space, s.vector, among.length, { among });
+        lists.push(hits);
+        generators.push(s);
+        ranked0.push({ name: s.name, weight: weights[s.name] ?? 0, hits: hits.map((h) => ({ key: h.key, score: h.similarity })) });
+        await q.onProgress?.(generators.length, steps, `${s.name}: ${hits.length} reranked`);
+      }
+      fused = fuseScores(ranked0, LEXICAL_SIGNAL);
+    }
     const windowSize = Math.max(MIN_WINDOW, q.limit * 2);
     // The neighbour probe also reads the rows of the fused window: most hits shown come from it.
     const { ranked, rows: prefetched } = await withNeighbours(
@@ -213,7 +225,7 @@ export class SearchService {
     );
     // What was asked and found, for "why don't you remember X?" (get_system_logs, component retrieval).
     this.deps.logger?.debug({ query: q.text.slice(0, 120), project: q.projectId ?? null, hits: hits.length, best: hits[0]?.node.id ?? null, threshold }, 'search ran');
-    const signalTop = Object.fromEntries(signals.map((s, i) => [s.name, lists[i]!.slice(0, SIGNAL_TOP).map((h) => h.key)]));
+    const signalTop = Object.fromEntries(generators.map((s, i) => [s.name, lists[i]!.slice(0, SIGNAL_TOP).map((h) => h.key)]));
     return { hits, matched, signalTop };
   }
 

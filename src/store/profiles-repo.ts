@@ -64,3 +64,41 @@ export async function synergyOf(q: Queryable, projectId: string): Promise<Synerg
   const rows = await q.query<SynergyRow & Record<string, unknown>>(`select space_a, space_b, successes, trials from synergy where project_id = $1`, [projectId]);
   return rows.map((r) => ({ ...r, successes: Number(r.successes), trials: Number(r.trials) }));
 }
+
+// Undo of profile and synergy writes (transaction-log entity 'signal', ids `profile:<name>` and
+// `synergy:<project>`: src/services/signals/undo.ts). Images are the logged JSON of the rows.
+
+export type ProfileImage = Omit<ProfileRow, 'updated_at'> & { updated_at: string };
+
+/** Puts a profile back as logged, or removes it (null). */
+export async function restoreProfile(q: Queryable, name: string, target: ProfileImage | null): Promise<ProfileRow | null> {
+  if (target === null) {
+    await deleteProfile(q, name);
+    return null;
+  }
+  const [row] = await q.query<ProfileRow & Record<string, unknown>>(
+    `insert into teleological_profiles (name, weights, description, updated_at) values ($1, $2::jsonb, $3, $4::timestamptz)
+     on conflict (name) do update set weights = excluded.weights, description = excluded.description, updated_at = excluded.updated_at
+     returning name, weights, description, updated_at`,
+    [name, JSON.stringify(target.weights), target.description, target.updated_at],
+  );
+  return row!;
+}
+
+/** A project's whole synergy matrix, in a fixed order (null when it has no row). */
+export async function synergyImage(q: Queryable, projectId: string): Promise<{ project_id: string; rows: SynergyRow[] } | null> {
+  const rows = (await synergyOf(q, projectId)).sort((a, b) => (a.space_a + ' ' + a.space_b < b.space_a + ' ' + b.space_b ? -1 : 1));
+  return rows.length ? { project_id: projectId, rows } : null;
+}
+
+/** Replaces a project's synergy rows by a logged image (null: none). */
+export async function restoreSynergy(q: Queryable, projectId: string, target: { rows: SynergyRow[] } | null): Promise<void> {
+  await q.query(`delete from synergy where project_id = $1`, [projectId]);
+  const rows = target?.rows ?? [];
+  if (rows.length === 0) return;
+  await q.query(
+    `insert into synergy (project_id, space_a, space_b, successes, trials)
+     select $1, r.a, r.b, r.s, r.t from unnest($2::text[], $3::text[], $4::float8[], $5::float8[]) as r(a, b, s, t)`,
+    [projectId, rows.map((r) => r.space_a), rows.map((r) => r.space_b), rows.map((r) => r.successes), rows.map((r) => r.trials)],
+  );
+}

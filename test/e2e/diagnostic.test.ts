@@ -235,8 +235,8 @@ describe('diagnostic tools over MCP', () => {
     const ids = (k: { hits: Array<{ id: string }> }) => new Set(k.hits.map((h) => h.id));
     const shared = [...ids(e1)].filter((id) => ids(e13).has(id)).length;
     assert.deepEqual(r.overlap, [{ a: 'E1', b: 'E13', shared, jaccard: Math.round((shared / new Set([...ids(e1), ...ids(e13)]).size) * 1000) / 1000 }]);
-    const planned = await fails('debug_compare_retrieval', { query: 'x', spaces: ['E6'] });
-    assert.equal(planned.rpc_code, -32002);
+    const unknown = await fails('debug_compare_retrieval', { query: 'x', spaces: ['E14'] });
+    assert.equal(unknown.rpc_code, -32002);
     assert.equal((await fails('debug_compare_retrieval', { query: 'x', spaces: [] })).rpc_code, -32002);
   });
 

@@ -73,6 +73,13 @@ describe('serve over Streamable HTTP (embedded mode)', () => {
     assert.equal(e1.modelId, 'glove-6b-100d-100k-int8-sif-pc1-v1');
     assert.ok(h.embedding.some((e: any) => e.space === 'E9'));
     assert.equal(h.index.sizes.E1, validStores);
+    // All 13 spaces of seed 001 produce vectors, each under its model id.
+    assert.equal(h.spaces.length, 13);
+    for (const s of h.spaces) {
+      assert.equal(s.status, 'implemented', s.id);
+      assert.ok(s.encoder?.model_id, `${s.id} has a model id`);
+      assert.equal(h.index.sizes[s.id], validStores, `${s.id} indexed every memory`);
+    }
   });
 
   test('requests with a foreign Host header are refused', async () => {

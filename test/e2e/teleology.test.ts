@@ -126,12 +126,15 @@ describe('teleological and UTL tools over Streamable HTTP (embedded mode)', () =
     const tele = m.projects.find((p: any) => p.project_id === 'tele');
     assert.deepEqual(tele, { project_id: 'tele', nodes: 6, fingerprinted: 6 });
     assert.equal(m.nodes_by_kind.memory, 6);
+    // All 13 spaces produce a vector for every memory, each under its model id.
     for (const s of m.spaces) {
-      if (s.status === 'implemented') {
-        assert.ok(s.model_id, s.id);
-        assert.equal(s.vectors, 6, s.id);
-      } else assert.equal(s.vectors, 0, s.id);
+      assert.equal(s.status, 'implemented', s.id);
+      assert.ok(s.model_id, s.id);
+      assert.equal(s.vectors, 6, s.id);
     }
+    assert.equal(m.spaces.find((s: any) => s.id === 'E8').model_id, `graph-prop-v1+${m.spaces.find((s: any) => s.id === 'E1').model_id}`);
+    assert.match(m.spaces.find((s: any) => s.id === 'E6').model_id, /^glove-expand-30k-n5-/);
+    assert.match(m.spaces.find((s: any) => s.id === 'E12').model_id, /^maxsim-glove-rows-v1\+/);
     assert.equal(m.spaces.find((s: any) => s.id === 'E5').model_id, `causal-clauses-v1+${m.spaces.find((s: any) => s.id === 'E1').model_id}`);
     await store('late', 'Another memory about Dana and the lunch at Umami.', 'other');
     await fingerprintOf(client, ids.late!);

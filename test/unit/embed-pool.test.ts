@@ -26,7 +26,7 @@ after(async () => {
   await rm(root, { recursive: true, force: true });
 });
 
-const IMPLEMENTED = ['E1', 'E2', 'E3', 'E4', 'E5', 'E7', 'E9', 'E10', 'E11', 'E13'];
+const IMPLEMENTED = ['E1', 'E2', 'E3', 'E4', 'E5', 'E6', 'E7', 'E8', 'E9', 'E10', 'E11', 'E12', 'E13'];
 
 test('default pool: E1 bundled GloVe, E5 on top of it, the model-free spaces, reported without a round trip', async () => {
   const embedder = await createEmbedder({ logger, threads: 2 });
@@ -68,7 +68,7 @@ test('default pool: E1 bundled GloVe, E5 on top of it, the model-free spaces, re
   }
 });
 
-test('model-free pool: requested spaces only, empty input, and unknown or planned spaces rejected', async () => {
+test('model-free pool: requested spaces only, empty input, and unknown spaces rejected', async () => {
   const embedder = await createEmbedder({ logger, threads: 1 });
   try {
     const only9 = await embedder.embed(['typo robust'], ['E9']);
@@ -79,7 +79,7 @@ test('model-free pool: requested spaces only, empty input, and unknown or planne
       [...empty.entries()],
       IMPLEMENTED.map((s) => [s, []]),
     );
-    await assert.rejects(embedder.embed(['x'], ['E6']), /E6 \(sparse\) has no enabled encoder \(status: planned\)/);
+    await assert.rejects(embedder.embed(['x'], ['E14' as never]), /unknown embedding space/);
   } finally {
     await embedder.close();
   }

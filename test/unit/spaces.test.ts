@@ -24,7 +24,7 @@ test('the registry lists the 13 spaces of seed 001 in order, each once', () => {
   assert.throws(() => spaceById('E14' as never), /unknown embedding space "E14"/);
 });
 
-test('implemented today: ten spaces, E7 and E11 sparse beside E13 (the lexical signal)', () => {
+test('implemented: all 13 spaces, E6, E7 and E11 sparse beside E13 (the lexical signal), E12 multi', () => {
   assert.deepEqual(
     implementedSpaces().map((s) => [s.id, s.name, s.index]),
     [
@@ -33,27 +33,29 @@ test('implemented today: ten spaces, E7 and E11 sparse beside E13 (the lexical s
       ['E3', 'temporal-periodic', 'dense'],
       ['E4', 'temporal-positional', 'dense'],
       ['E5', 'causal', 'dense'],
+      ['E6', 'sparse', 'sparse'],
       ['E7', 'code', 'sparse'],
+      ['E8', 'graph', 'dense'],
       ['E9', 'hdc', 'dense'],
       ['E10', 'paraphrase', 'dense'],
       ['E11', 'entity', 'sparse'],
+      ['E12', 'late-interaction', 'multi'],
       ['E13', 'keyword', 'sparse'],
     ],
   );
   assert.equal(LEXICAL_SPACE, 'E13');
   // Search fuses by these (a weighted score sum): BM25 and GloVe E1 equal, E9 off until it earns a place.
-  assert.deepEqual(signalWeights(), { E1: 1, E2: 0, E3: 0, E4: 0, E5: 0, E7: 0, E9: 0, E10: 0, E11: 0, lexical: 1 });
+  assert.deepEqual(signalWeights(), { E1: 1, E2: 0, E3: 0, E4: 0, E5: 0, E6: 0, E7: 0, E8: 0, E9: 0, E10: 0, E11: 0, E12: 0, lexical: 1 });
 });
 
-test('planned spaces have no encoder and no weight; E12 waits for the multi-vector index kind', () => {
-  const planned = SPACES.filter((s) => s.status === 'planned');
+test('no space is planned any more; E12 is the multi-vector (late-interaction) kind', () => {
   assert.deepEqual(
-    planned.map((s) => s.id),
-    ['E6', 'E8', 'E12'],
+    SPACES.filter((s) => s.status === 'planned').map((s) => s.id),
+    [],
   );
-  for (const s of planned) assert.equal(s.weight, 0, s.id);
   assert.equal(spaceById('E12').index, 'multi');
   assert.equal(spaceById('E6').index, 'sparse');
+  assert.equal(spaceById('E8').index, 'dense');
 });
 
 test('describeSpaces: all 13 for health and docs, with the encoder where one is enabled', () => {
@@ -84,7 +86,6 @@ test('defineSpace refuses what would break the worker, search or docs', () => {
   assert.throws(() => defineSpace({ ...base, status: 'implemented', weight: Number.NaN, encoder }), /weight/);
   assert.throws(() => defineSpace({ ...base, status: 'implemented', weight: 1, encoder: undefined as never }), /needs an encoder/);
   assert.throws(() => defineSpace({ ...base, status: 'planned', encoder: encoder as never }), /has no encoder/);
-  assert.throws(() => defineSpace({ ...base, index: 'multi', status: 'implemented', weight: 1, encoder }), /'multi' has no implementation/);
 });
 
 test('checkEncoder: the encoder must report its space and the shape its index kind reads', async () => {

@@ -1,6 +1,7 @@
 import type { IndexKind } from '../../embed/types.js';
 import type { BuiltIndexKind, IndexKindImpl } from '../space-index.js';
 import { denseKind } from './dense.js';
+import { multiKind } from './multi.js';
 import { sparseKind } from './sparse.js';
 
 /**
@@ -10,6 +11,7 @@ import { sparseKind } from './sparse.js';
 export const INDEX_KINDS: Readonly<Record<BuiltIndexKind, IndexKindImpl>> = Object.freeze({
   dense: denseKind,
   sparse: sparseKind,
+  multi: multiKind,
 });
 
 export function indexKind(kind: IndexKind): IndexKindImpl {

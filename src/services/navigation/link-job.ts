@@ -10,7 +10,8 @@ import { writeEmbeddings } from '../../store/embeddings-repo.js';
 import { ENTITY_KIND, liveEntityByName } from '../../store/entities-repo.js';
 import { advisoryXactLock, LOCKS } from '../../store/locks.js';
 import { countMemoriesOfProject, memoryNidsOfProject } from '../../store/navigation-repo.js';
-import { insertNode, nodesByNid, type NodeRecord } from '../../store/nodes-repo.js';
+import { insertNode, liveNodesById, nodesByNid, type NodeRecord } from '../../store/nodes-repo.js';
+import { enqueueGraphEmbed } from '../graph-embedding.js';
 import { image, newNode, writeTransaction } from '../writes.js';
 import { enqueueHierarchyFit } from './hyperbolic-job.js';
 import { LINK_KINDS, planEdges, type LinkKind, type PlannedEdge, type PlannedEnd } from './link-plan.js';
@@ -33,9 +34,10 @@ const linkProgress = z.object({ done: z.number().int().nonnegative(), total: z.n
 type Counts = z.output<typeof counts>;
 
 /** Writes one memory's planned edges in one transaction (op `link`), skipping those that exist; names become entity nodes. */
-async function writePlans(db: Db, node: NodeRecord, plans: readonly PlannedEdge[]): Promise<{ created: Counts; entities: NodeRecord[] }> {
+async function writePlans(db: Db, node: NodeRecord, plans: readonly PlannedEdge[]): Promise<{ created: Counts; entities: NodeRecord[]; ends: string[] }> {
   const created: Counts = { Semantic: 0, Temporal: 0, Causal: 0, Hierarchical: 0 };
-  if (plans.length === 0) return { created, entities: [] };
+  const ends: string[] = [];
+  if (plans.length === 0) return { created, entities: [], ends };
   const kinds = [...new Set(plans.map((p) => p.metadata['method']))].join(', ');
   const { result } = await writeTransaction(db, 'link', { actor: LINK_ACTOR, rationale: `automatic edges for ${node.id} (${kinds})` }, async (tx, log) => {
     // Serialises link jobs (and relate's entity creation) so two never add the same edge or name twice.
@@ -70,10 +72,11 @@ async function writePlans(db: Db, node: NodeRecord, plans: readonly PlannedEdge[
       });
       log({ entity: 'edge', entityId: edge.id, before: null, after: image(edge) });
       created[p.edge_type]++;
+      ends.push(src, dst);
     }
     return entities;
   });
-  return { created, entities: result };
+  return { created, entities: result, ends };
 }
 
 /**
@@ -98,13 +101,16 @@ export const linkJob = defineJob({
     const total: Counts = { Semantic: 0, Temporal: 0, Causal: 0, Hierarchical: 0 };
     const projects = new Set<string>();
     let memories = 0;
+    // Both ends of every new edge: their E8 (graph) vectors move (graph-embed job).
+    const moved = new Set<string>();
     const size = payload.project_id !== undefined ? await countMemoriesOfProject(deps.db, payload.project_id) : payload.nids!.length;
     const linkPage = async (nids: number[]) => {
       for (const node of await nodesByNid(deps.db, nids)) {
         if (signal.aborted) throw new Error(`link job stopped: ${signal.reason instanceof Error ? signal.reason.message : String(signal.reason)}`);
         if (node.deleted_at !== null || node.kind === ENTITY_KIND) continue;
         const plans = await planEdges(deps, node, kinds, jobId);
-        const { created, entities } = await writePlans(deps.db, node, plans);
+        const { created, entities, ends } = await writePlans(deps.db, node, plans);
+        for (const id of ends) moved.add(id);
         for (const k of LINK_KINDS) total[k] += created[k];
         if (created.Hierarchical > 0) projects.add(node.project_id);
         if (entities.length > 0) await embedEntities(deps, entities);
@@ -123,6 +129,11 @@ export const linkJob = defineJob({
       for (let i = 0; i < payload.nids!.length; i += PAGE) await linkPage(payload.nids!.slice(i, i + PAGE));
     }
     for (const projectId of projects) await enqueueHierarchyFit(deps, projectId);
+    if (moved.size > 0)
+      await enqueueGraphEmbed(
+        deps.queue,
+        (await liveNodesById(deps.db, [...moved])).map((n) => n.nid),
+      );
     return { memories, created: total };
   },
 });

@@ -1,6 +1,7 @@
 import type { Queryable } from '../../store/db.js';
 import { notify } from '../../store/locks.js';
 import { lambdaImage, restoreLambda } from '../../store/meta-utl-repo.js';
+import { profileByName, restoreProfile, restoreSynergy, synergyImage, type ProfileImage } from '../../store/profiles-repo.js';
 import { deleteSignalRow, restoreSignalRow, signalRowForUpdate, type SignalTable } from '../../store/signals-repo.js';
 import type { TxChange } from '../../store/tx-log.js';
 import { image } from '../writes.js';
@@ -13,7 +14,9 @@ import { SIGNALS_CHANNEL } from './sync-job.js';
  * - `state:<key>`: a state document of signal_state (the Kuramoto coupling and phases, the calibration map and threshold);
  * - `adjustment:<id>`: a row of signal_adjustments (a neuromodulator impulse lives there; the others are the audit trail);
  * - `outcome:<id>`: a row of retrieval_outcomes (feedback: modulator impulses and calibration observations);
- * - `lambda:<project>`: a project's refit UTL λ with the stored L of the memories the refit rewrote.
+ * - `lambda:<project>`: a project's refit UTL λ with the stored L of the memories the refit rewrote;
+ * - `profile:<name>`: a saved teleological profile (manage_teleological_profile save/delete);
+ * - `synergy:<project>`: a project's synergy matrix (update_synergy_matrix).
  *
  * Undoing a creation deletes the row; undoing a change puts the logged image back. Every revert
  * announces itself on SIGNALS_CHANNEL, so each front end reloads its cached weights and threshold.
@@ -53,6 +56,17 @@ export async function revertSignal(
     const before = await lambdaImage(tx, key, nids);
     if (target) await restoreLambda(tx, target as unknown as Parameters<typeof restoreLambda>[1]);
     return { before, after: target ? await lambdaImage(tx, key, nids) : null };
+  }
+  if (kind === 'profile') {
+    const current = await profileByName(tx, key);
+    const after = await restoreProfile(tx, key, target as ProfileImage | null);
+    const asImage = (row: object | null) => (row ? (image(row) as Record<string, unknown>) : null);
+    return { before: asImage(current), after: asImage(after) };
+  }
+  if (kind === 'synergy') {
+    const before = await synergyImage(tx, key);
+    await restoreSynergy(tx, key, target as { rows: [] } | null);
+    return { before, after: await synergyImage(tx, key) };
   }
   const table = TABLES[kind];
   if (!table) throw new Error(`unknown signal entity ${entityId}`);

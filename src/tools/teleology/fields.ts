@@ -8,5 +8,7 @@ export const spaceWeightsField = z
 export const profileNameField = z
   .string()
   .regex(/^[a-z][a-z0-9_-]{0,39}$/, 'lower-case letters, digits, "_" or "-", starting with a letter')
-  .describe('Profile name: a built-in one (default, code, temporal, causal, entity; learned = the synergy weights of the project) or one saved with manage_teleological_profile.');
+  .describe(
+    'Profile name: a built-in one (default, code, temporal, causal, entity, expanded; learned = the synergy weights of the project) or one saved with manage_teleological_profile.',
+  );
 export const round4 = (x: number) => Math.round(x * 1e4) / 1e4;

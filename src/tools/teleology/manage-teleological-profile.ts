@@ -45,9 +45,9 @@ Advanced: {"action": "save", "name": "code-heavy", "weights": {"E7": 3, "E13": 0
     if (args.action === 'list') return out(await t.profiles());
     if (!args.name) return need('name');
     if (args.action === 'get') return out([await t.profile(args.name)]);
-    if (args.action === 'delete') return out([], await t.deleteProfile(args.name));
+    if (args.action === 'delete') return out([], await t.deleteProfile(args.name, ctx.actor));
     if (!args.weights) return need('weights');
-    return out([await t.saveProfile({ name: args.name, weights: args.weights, description: args.description })]);
+    return out([await t.saveProfile({ name: args.name, weights: args.weights, description: args.description }, ctx.actor)]);
   },
   render(r) {
     if (r.action === 'delete') return r.deleted ? 'Profile deleted.' : 'No saved profile by that name (built-in profiles cannot be deleted).';

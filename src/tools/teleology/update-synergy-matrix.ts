@@ -32,7 +32,7 @@ Advanced: {"query_text": "parseHttpRequest timeout", "id": "01JD3Z8Y6W2M4Q9R7T5V
   output,
   async handler(args, ctx) {
     const t = ctx.services.teleology;
-    const { projectId, succeeded } = await t.recordOutcome({ query: args.query_text, nodeId: args.node_id, k: args.k });
+    const { projectId, succeeded } = await t.recordOutcome({ query: args.query_text, nodeId: args.node_id, k: args.k }, ctx.actor);
     const s = await t.synergy(projectId);
     return {
       kind: 'synergy_matrix:v1' as const,
