@@ -2,6 +2,7 @@ import type { Db } from '../store/db.js';
 import type { EmbeddingScheduler } from './embedding-scheduler.js';
 import { BatchWriter, type Indexed, type Written } from './import-batch.js';
 import { parseRecord, type ImportCounts, type ImportOverrides, type ImportRecord, type Rejection } from './import-records.js';
+import { renewOwedEmbeddings } from '../store/outbox-repo.js';
 import { writeTransaction } from './writes.js';
 
 export * from './import-records.js';
@@ -14,11 +15,14 @@ const EMBED_BATCH = 500;
 const KEYWORD_BATCH = 256;
 /**
  * Embed jobs an import may have queued and not yet finished before its next batch waits (when
- * this process runs them): the writes stay a few seconds ahead of embedding, well inside the
- * outbox's lease, so no debt is dispatched twice and memory stays bounded.
+ * this process runs them). A job in the queue holds only nids, so the lead costs little memory;
+ * its outbox rows are kept leased while it waits (RENEW_MS), so however long the lead lasts no
+ * debt is presumed lost and dispatched twice.
  */
 const MAX_JOBS_AHEAD = 4;
 const JOB_WAIT_MS = 120_000;
+/** How often the outbox lease of this process's waiting import jobs is renewed: well inside the outbox's shortest lease (10 s). */
+const RENEW_MS = 3_000;
 
 export interface ImportBatchOptions extends ImportOverrides {
   dryRun?: boolean;
@@ -60,6 +64,10 @@ class DryRunRollback extends Error {
 export class ImportService {
   /** Embed jobs of this process's imports still running (bounded by MAX_JOBS_AHEAD). */
   private readonly inflight: Array<Promise<unknown>> = [];
+  /** Their nids by job id, whose outbox lease is renewed until the job is done. */
+  private readonly pending = new Map<string, readonly number[]>();
+  private renewTimer: NodeJS.Timeout | null = null;
+  private renewing: Promise<void> | null = null;
   /** Projects whose fingerprints an import deferred and nobody has queued yet. */
   private readonly deferred = new Set<string>();
 
@@ -101,7 +109,9 @@ export class ImportService {
         if (!handle) continue;
         jobIds.push(handle.id);
         // A failed job is not this batch's failure: the outbox still owes its vectors and re-enqueues them.
-        if (this.deps.embedding.consumesOwnJobs) this.inflight.push(handle.finished(JOB_WAIT_MS).catch(() => undefined));
+        if (!this.deps.embedding.consumesOwnJobs) continue;
+        this.inflight.push(handle.finished(JOB_WAIT_MS).catch(() => undefined));
+        this.track(handle.id, result.changed.slice(i, i + EMBED_BATCH), handle.finished());
       }
       while (this.inflight.length > MAX_JOBS_AHEAD) await this.inflight.shift();
       return { txId, jobIds, ...countsOf(result, rejections) };
@@ -109,6 +119,27 @@ export class ImportService {
       if (err instanceof DryRunRollback) return { txId: 0, jobIds: [], ...err.outcome };
       throw err;
     }
+  }
+
+  /** Keeps the job's outbox rows leased until it is done, however long it waits (failed: the outbox takes them after the lease). */
+  private track(jobId: string, nodes: ReadonlyArray<{ nid: number }>, finished: Promise<unknown>): void {
+    this.pending.set(
+      jobId,
+      nodes.map((n) => n.nid),
+    );
+    this.renewTimer ??= setInterval(() => {
+      this.renewing ??= renewOwedEmbeddings(this.deps.db, [...this.pending.values()].flat())
+        .catch(() => undefined)
+        .finally(() => (this.renewing = null));
+    }, RENEW_MS).unref();
+    void finished
+      .catch(() => undefined)
+      .finally(() => {
+        this.pending.delete(jobId);
+        if (this.pending.size > 0 || !this.renewTimer) return;
+        clearInterval(this.renewTimer);
+        this.renewTimer = null;
+      });
   }
 }
 
