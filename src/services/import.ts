@@ -21,8 +21,13 @@ const KEYWORD_BATCH = 256;
  */
 const MAX_JOBS_AHEAD = 4;
 const JOB_WAIT_MS = 120_000;
-/** How often the outbox lease of this process's waiting import jobs is renewed: well inside the outbox's shortest lease (10 s). */
-const RENEW_MS = 3_000;
+/**
+ * The outbox lease of this process's waiting import jobs is renewed once it is RENEW_AFTER_MS
+ * old, looked at every RENEW_TICK_MS: well inside the outbox's shortest lease (10 s), while a
+ * job that finishes within a few seconds (most of them) costs no renewal at all.
+ */
+const RENEW_AFTER_MS = 4_000;
+const RENEW_TICK_MS = 1_000;
 
 export interface ImportBatchOptions extends ImportOverrides {
   dryRun?: boolean;
@@ -64,8 +69,8 @@ class DryRunRollback extends Error {
 export class ImportService {
   /** Embed jobs of this process's imports still running (bounded by MAX_JOBS_AHEAD). */
   private readonly inflight: Array<Promise<unknown>> = [];
-  /** Their nids by job id, whose outbox lease is renewed until the job is done. */
-  private readonly pending = new Map<string, readonly number[]>();
+  /** Their nids by job id, whose outbox lease is renewed until the job is done, and when it was last taken. */
+  private readonly pending = new Map<string, { nids: readonly number[]; leasedAt: number }>();
   private renewTimer: NodeJS.Timeout | null = null;
   private renewing: Promise<void> | null = null;
   /** Projects whose fingerprints an import deferred and nobody has queued yet. */
@@ -123,15 +128,20 @@ export class ImportService {
 
   /** Keeps the job's outbox rows leased until it is done, however long it waits (failed: the outbox takes them after the lease). */
   private track(jobId: string, nodes: ReadonlyArray<{ nid: number }>, finished: Promise<unknown>): void {
-    this.pending.set(
-      jobId,
-      nodes.map((n) => n.nid),
-    );
+    this.pending.set(jobId, { nids: nodes.map((n) => n.nid), leasedAt: Date.now() });
     this.renewTimer ??= setInterval(() => {
-      this.renewing ??= renewOwedEmbeddings(this.deps.db, [...this.pending.values()].flat())
+      if (this.renewing) return;
+      const now = Date.now();
+      const due = [...this.pending.values()].filter((p) => now - p.leasedAt >= RENEW_AFTER_MS);
+      if (due.length === 0) return;
+      for (const p of due) p.leasedAt = now;
+      this.renewing = renewOwedEmbeddings(
+        this.deps.db,
+        due.flatMap((p) => p.nids),
+      )
         .catch(() => undefined)
         .finally(() => (this.renewing = null));
-    }, RENEW_MS).unref();
+    }, RENEW_TICK_MS).unref();
     void finished
       .catch(() => undefined)
       .finally(() => {
