@@ -73,6 +73,9 @@ export class ImportService {
   private readonly pending = new Map<string, { nids: readonly number[]; leasedAt: number }>();
   private renewTimer: NodeJS.Timeout | null = null;
   private renewing: Promise<void> | null = null;
+  /** Memories this process's imports wrote, and that count when the tables were last analyzed. */
+  private written = 0;
+  private analyzedAt = 0;
   /** Projects whose fingerprints an import deferred and nobody has queued yet. */
   private readonly deferred = new Set<string>();
 
@@ -82,6 +85,8 @@ export class ImportService {
   async scheduleDeferredFingerprints(): Promise<void> {
     const projects = [...this.deferred];
     this.deferred.clear();
+    // The fingerprint job walks the whole import: plans from sizes before it scan a project per batch.
+    if (projects.length > 0) await this.analyze();
     const handles = await this.deps.embedding.scheduleFingerprints(projects);
     if (this.deps.embedding.consumesOwnJobs) await Promise.all(handles.map((h) => h.finished(JOB_WAIT_MS * 10).catch(() => undefined)));
   }
@@ -109,6 +114,11 @@ export class ImportService {
         return { txId, jobIds, ...countsOf(result, rejections) };
       }
       for (const n of result.changed) this.deferred.add(n.project_id);
+      // PGlite runs no autovacuum and the app analyzes every 2,000 transactions, which an import of
+      // 100k in batches of 1,000 never reaches: the embed jobs' and the fingerprint job's plans
+      // would assume empty tables. Analyzed each time the import doubled (a handful of times).
+      this.written += result.changed.length;
+      if (this.written >= 2 * Math.max(this.analyzedAt, 1_000)) await this.analyze();
       for (let i = 0; i < result.changed.length; i += EMBED_BATCH) {
         const handle = await this.deps.embedding.scheduleBulk(result.changed.slice(i, i + EMBED_BATCH), { deferFingerprints: true });
         if (!handle) continue;
@@ -124,6 +134,11 @@ export class ImportService {
       if (err instanceof DryRunRollback) return { txId: 0, jobIds: [], ...err.outcome };
       throw err;
     }
+  }
+
+  private async analyze(): Promise<void> {
+    this.analyzedAt = this.written;
+    await this.deps.db.query('analyze nodes, embeddings, embedding_outbox, fingerprints, tx_changes').catch(() => undefined);
   }
 
   /** Keeps the job's outbox rows leased until it is done, however long it waits (failed: the outbox takes them after the lease). */
