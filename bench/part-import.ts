@@ -3,20 +3,24 @@
  * empty embedded data directory, run as the real CLI in a child process, side by side with
  * `store` calls over MCP (Streamable HTTP to a `serve` on another empty directory) in the same run.
  * With `--import-baseline <checkout>` (another built checkout, e.g. the commit before a change)
- * the same import and the same `store` calls run against it too, in the same run: imports one
- * after the other per size, `store` calls alternating between the two servers call by call.
+ * the same import and `store` calls run against it too, in the same run: imports one after the
+ * other per size, then the `store` calls of each side, from --store-clients concurrent sessions.
  *
  * Reported per side and size: the write rate (records/s while batches commit), the time until
  * every memory is searchable (no vector owed, index replica caught up) and until the deferred
  * fingerprints are computed, the wall time with start-up, and the child's CPU seconds (all
- * threads) and peak RSS; for `store`, p50/p95 latency and rate of sequential calls.
+ * threads), peak RSS, and the feed check (no vector written twice); for `store`, p50/p95
+ * latency and the rate over the wall time of all calls.
  *
  *   node dist/bench/part-import.js [--sizes 10000,100000] [--baseline ../base] [--baseline-max 10000] [--store-samples 300]
+ *     [--baseline-store-samples N] [--store-clients 4]
  */
 import { execFile, spawn } from 'node:child_process';
 import { writeFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
+import { PGlite } from '@electric-sql/pglite';
+import { pg_trgm } from '@electric-sql/pglite/contrib/pg_trgm';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { call, childEnv, CLI, httpClient, tempDir } from '../test/helpers/cli.js';
 import { makeCorpus } from './corpus.js';
@@ -35,13 +39,20 @@ export interface ImportRun {
   cpu_s: number | null;
   cpu_ms_per_memory: number | null;
   max_rss_mb: number | null;
+  /** Vector rows written (nodes × spaces) and feed positions taken: a vector written twice takes extra positions. */
+  vectors: number | null;
+  feed_positions: number | null;
   summary: string;
 }
 
 export interface StoreRun {
   side: string;
   samples: number;
+  /** Concurrent MCP clients (sessions), each calling `store` one after the other. */
+  clients: number;
+  /** Calls per second over the wall time of all calls (each acknowledged call is searchable). */
   per_s: number;
+  wall_s: number;
   p50_ms: number;
   p95_ms: number;
 }
@@ -88,9 +99,32 @@ async function runImport(cli: string, file: string, dataDir: string): Promise<{ 
   });
 }
 
+/**
+ * Every vector write takes a feed position (the embeddings' feed_seq), a rewrite of the same
+ * (node, space) two more: so on a fresh directory, positions = rows means no memory was
+ * embedded twice. Read from the stopped directory with PGlite itself.
+ */
+async function feedCheck(dataDir: string): Promise<{ vectors: number; feed_positions: number } | null> {
+  try {
+    const pg = await PGlite.create(join(dataDir, 'pg'), { extensions: { pg_trgm } });
+    try {
+      const [row] = (
+        await pg.query<{ rows: number; seq: number }>(`select (select count(*)::int from embeddings) as rows, (select last_value::int from embedding_feed_seq) as seq`)
+      ).rows;
+      return { vectors: Number(row!.rows), feed_positions: Number(row!.seq) };
+    } finally {
+      await pg.close();
+    }
+  } catch (err) {
+    log(`import: feed check failed: ${(err as Error).message}`);
+    return null;
+  }
+}
+
 async function importOnce(side: string, cli: string, size: number, file: string, dataDir: string): Promise<ImportRun> {
   log(`import: ${side}, ${size} memories from JSONL (embedded)`);
   const run = await runImport(cli, file, dataDir);
+  const feed = await feedCheck(dataDir);
   const write_s = secondsFrom(/records in ([\d:]+)(?: \([\d,]+ records\/s, ([\d.]+) s\))?/.exec(run.stdout));
   const searchable_s = secondsFrom(/all searchable after ([\d:]+)(?: \(([\d.]+) s\))?/.exec(run.stdout));
   if (write_s === null || searchable_s === null) throw new Error(`unexpected import output (${side}):\n${run.stdout}`);
@@ -107,6 +141,8 @@ async function importOnce(side: string, cli: string, size: number, file: string,
     cpu_s: run.cpu_s,
     cpu_ms_per_memory: run.cpu_s === null ? null : Math.round((run.cpu_s * 1000 * 100) / size) / 100,
     max_rss_mb: run.max_rss_mb,
+    vectors: feed?.vectors ?? null,
+    feed_positions: feed?.feed_positions ?? null,
     summary: run.stdout.trim(),
   };
 }
@@ -142,44 +178,61 @@ async function serve(cli: string, dataDir: string): Promise<{ mcpUrl: string; st
 
 const pct = (xs: number[], p: number) => [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor((p / 100) * xs.length))]!;
 
-/** Sequential `store` calls, alternating between the sides call by call so load falls on each alike. */
-async function storeCalls(sides: Array<{ side: string; cli: string }>, samples: number, seed: number, root: string): Promise<StoreRun[]> {
-  const servers = await Promise.all(sides.map((s) => serve(s.cli, join(root, `stored-${s.side}`))));
+/**
+ * `store` calls over MCP (Streamable HTTP) to a `serve` of the side's CLI on an empty directory,
+ * from `clients` concurrent sessions (what several agents writing at once do), each calling one
+ * after the other until `samples` calls are done. Sides run one after the other.
+ */
+async function storeCalls(side: { side: string; cli: string }, samples: number, clients: number, seed: number, root: string): Promise<StoreRun> {
+  log(`import: ${samples} store calls over MCP from ${clients} clients (${side.side})`);
+  const server = await serve(side.cli, join(root, `stored-${side.side}`));
   try {
-    const clients: Client[] = [];
-    for (const s of servers) clients.push(await httpClient(s.mcpUrl, 'bench-import'));
-    const latencies = sides.map(() => [] as number[]);
+    const sessions: Client[] = [];
+    for (let i = 0; i < clients; i++) sessions.push(await httpClient(server.mcpUrl, `bench-import-${i}`));
+    // A few calls first: the first store of a process loads what later calls reuse.
+    for (const m of makeCorpus(5, seed + 2)) await call(sessions[0]!, 'store', { content: `${m.content} warm`, topic: m.topic, tags: m.tags });
     const corpus = makeCorpus(samples, seed + 1);
-    // A few calls per side first: the first store of a process loads what later calls reuse.
-    for (const [i, client] of clients.entries())
-      for (const m of makeCorpus(5, seed + 2)) await call(client, 'store', { content: `${m.content} warm ${i}`, topic: m.topic, tags: m.tags });
-    for (const [k, m] of corpus.entries()) {
-      for (let j = 0; j < clients.length; j++) {
-        const i = (k + j) % clients.length;
-        const t0 = performance.now();
-        const r = await call(clients[i]!, 'store', { content: m.content, topic: m.topic, tags: m.tags });
-        latencies[i]!.push(performance.now() - t0);
-        if (r.isError) throw new Error(`store failed (${sides[i]!.side}): ${JSON.stringify(r.content)}`);
-      }
-    }
-    for (const c of clients) await c.close();
-    return sides.map((s, i) => {
-      const xs = latencies[i]!;
-      const total = xs.reduce((a, b) => a + b, 0) / 1000;
-      return {
-        side: s.side,
-        samples: xs.length,
-        per_s: Math.round((xs.length / total) * 10) / 10,
-        p50_ms: Math.round(pct(xs, 50) * 10) / 10,
-        p95_ms: Math.round(pct(xs, 95) * 10) / 10,
-      };
-    });
+    const latencies: number[] = [];
+    let next = 0;
+    const t0 = performance.now();
+    await Promise.all(
+      sessions.map(async (client) => {
+        for (let k = next++; k < corpus.length; k = next++) {
+          const m = corpus[k]!;
+          const t = performance.now();
+          const r = await call(client, 'store', { content: m.content, topic: m.topic, tags: m.tags });
+          latencies.push(performance.now() - t);
+          if (r.isError) throw new Error(`store failed (${side.side}): ${JSON.stringify(r.content)}`);
+          if (k % 5000 === 4999) log(`import: ${k + 1} store calls (${side.side})`);
+        }
+      }),
+    );
+    const wall = (performance.now() - t0) / 1000;
+    for (const c of sessions) await c.close();
+    return {
+      side: side.side,
+      samples: latencies.length,
+      clients,
+      per_s: Math.round((latencies.length / wall) * 10) / 10,
+      wall_s: Math.round(wall * 10) / 10,
+      p50_ms: Math.round(pct(latencies, 50) * 10) / 10,
+      p95_ms: Math.round(pct(latencies, 95) * 10) / 10,
+    };
   } finally {
-    await Promise.all(servers.map((s) => s.stop()));
+    await server.stop();
   }
 }
 
-export async function runImportBench(opts: { sizes: number[]; storeSamples: number; seed: number; baseline?: string | null; baselineMax?: number }): Promise<ImportBenchResult> {
+export async function runImportBench(opts: {
+  sizes: number[];
+  storeSamples: number;
+  /** `store` calls against the baseline (default: storeSamples). */
+  baselineStoreSamples?: number;
+  storeClients?: number;
+  seed: number;
+  baseline?: string | null;
+  baselineMax?: number;
+}): Promise<ImportBenchResult> {
   const sides = [...(opts.baseline ? [{ side: 'baseline', cli: join(resolve(opts.baseline), 'dist', 'src', 'cli.js') }] : []), { side: 'current', cli: CLI }];
   const dir = await tempDir('cg-bench-import-');
   const runs: ImportRun[] = [];
@@ -201,8 +254,11 @@ export async function runImportBench(opts: { sizes: number[]; storeSamples: numb
         runs.push(await importOnce(s.side, s.cli, size, file, join(dir.path, `imported-${s.side}-${size}`)));
       }
     }
-    log(`import: ${opts.storeSamples} store calls per side over MCP (Streamable HTTP)`);
-    const mcp_store = await storeCalls(sides, opts.storeSamples, opts.seed, dir.path);
+    const mcp_store: StoreRun[] = [];
+    for (const s of sides) {
+      const samples = s.side === 'baseline' ? (opts.baselineStoreSamples ?? opts.storeSamples) : opts.storeSamples;
+      if (samples > 0) mcp_store.push(await storeCalls(s, samples, opts.storeClients ?? 1, opts.seed, dir.path));
+    }
     return { sizes: opts.sizes, sides, runs, skipped, mcp_store, goal_per_s: GOAL_PER_S };
   } finally {
     await dir.remove();
@@ -214,18 +270,19 @@ export function renderImportSummary(r: ImportBenchResult): string {
     (x) =>
       `| ${x.side} | ${x.size.toLocaleString('en-US')} | ${x.write_per_s} (${x.write_s} s) | ${x.searchable_per_s} (${x.searchable_s} s) | ${x.fingerprints_s ?? '–'} | ${x.wall_s} | ${x.cpu_ms_per_memory ?? '–'} | ${x.max_rss_mb ?? '–'} |`,
   );
-  const store = r.mcp_store.map((s) => `| ${s.side} | ${s.samples} | ${s.per_s} | ${s.p50_ms} | ${s.p95_ms} |`);
+  const store = r.mcp_store.map((s) => `| ${s.side} | ${s.samples.toLocaleString('en-US')} | ${s.clients ?? 1} | ${s.per_s} | ${s.wall_s ?? '–'} | ${s.p50_ms} | ${s.p95_ms} |`);
+  const twice = (x: ImportRun) => (x.vectors === null || x.feed_positions === null ? '–' : `${x.feed_positions - x.vectors}`);
   const best = r.runs.filter((x) => x.side === 'current').sort((a, b) => b.size - a.size)[0];
   return [
     `## Import from JSONL (embedded, batches of 1,000) vs store over MCP`,
     '',
-    '| side | memories | written/s (s) | searchable/s (s) | fingerprints done (s) | wall (s) | CPU ms/memory | peak RSS MB |',
-    '|---|---|---|---|---|---|---|---|',
-    ...rows,
-    ...r.skipped.map((s) => `| ${s.side} | ${s.size.toLocaleString('en-US')} | not run: ${s.reason} | | | | | |`),
+    '| side | memories | written/s (s) | searchable/s (s) | fingerprints done (s) | wall (s) | CPU ms/memory | peak RSS MB | vectors | extra feed positions (0: none embedded twice) |',
+    '|---|---|---|---|---|---|---|---|---|---|',
+    ...rows.map((row, i) => `${row} ${r.runs[i]!.vectors ?? '–'} | ${twice(r.runs[i]!)} |`),
+    ...r.skipped.map((s) => `| ${s.side} | ${s.size.toLocaleString('en-US')} | not run: ${s.reason} | | | | | | | |`),
     '',
-    '| `store` over MCP HTTP | calls | calls/s | p50 ms | p95 ms |',
-    '|---|---|---|---|---|',
+    '| `store` over MCP HTTP | calls | concurrent clients | calls/s (each searchable when acknowledged) | wall (s) | p50 ms | p95 ms |',
+    '|---|---|---|---|---|---|---|',
     ...store,
     '',
     best
@@ -242,12 +299,16 @@ if (import.meta.url === `file://${process.argv[1]}`) {
       baseline: { type: 'string' },
       'baseline-max': { type: 'string', default: '10000' },
       'store-samples': { type: 'string', default: '300' },
+      'baseline-store-samples': { type: 'string' },
+      'store-clients': { type: 'string', default: '4' },
       seed: { type: 'string', default: '42' },
     },
   });
   const result = await runImportBench({
     sizes: values.sizes.split(',').map(Number),
     storeSamples: Number(values['store-samples']),
+    ...(values['baseline-store-samples'] ? { baselineStoreSamples: Number(values['baseline-store-samples']) } : {}),
+    storeClients: Number(values['store-clients']),
     seed: Number(values.seed),
     baseline: values.baseline ?? null,
     baselineMax: Number(values['baseline-max']),

@@ -2,6 +2,7 @@ import type { Db } from '../store/db.js';
 import type { EmbeddingScheduler } from './embedding-scheduler.js';
 import { BatchWriter, type Indexed, type Written } from './import-batch.js';
 import { parseRecord, type ImportCounts, type ImportOverrides, type ImportRecord, type Rejection } from './import-records.js';
+import { renewOwedEmbeddings } from '../store/outbox-repo.js';
 import { writeTransaction } from './writes.js';
 
 export * from './import-records.js';
@@ -14,11 +15,19 @@ const EMBED_BATCH = 500;
 const KEYWORD_BATCH = 256;
 /**
  * Embed jobs an import may have queued and not yet finished before its next batch waits (when
- * this process runs them): the writes stay a few seconds ahead of embedding, well inside the
- * outbox's lease, so no debt is dispatched twice and memory stays bounded.
+ * this process runs them). A job in the queue holds only nids, so the lead costs little memory;
+ * its outbox rows are kept leased while it waits (RENEW_MS), so however long the lead lasts no
+ * debt is presumed lost and dispatched twice.
  */
 const MAX_JOBS_AHEAD = 4;
 const JOB_WAIT_MS = 120_000;
+/**
+ * The outbox lease of this process's waiting import jobs is renewed once it is RENEW_AFTER_MS
+ * old, looked at every RENEW_TICK_MS: well inside the outbox's shortest lease (10 s), while a
+ * job that finishes within a few seconds (most of them) costs no renewal at all.
+ */
+const RENEW_AFTER_MS = 4_000;
+const RENEW_TICK_MS = 1_000;
 
 export interface ImportBatchOptions extends ImportOverrides {
   dryRun?: boolean;
@@ -60,6 +69,13 @@ class DryRunRollback extends Error {
 export class ImportService {
   /** Embed jobs of this process's imports still running (bounded by MAX_JOBS_AHEAD). */
   private readonly inflight: Array<Promise<unknown>> = [];
+  /** Their nids by job id, whose outbox lease is renewed until the job is done, and when it was last taken. */
+  private readonly pending = new Map<string, { nids: readonly number[]; leasedAt: number }>();
+  private renewTimer: NodeJS.Timeout | null = null;
+  private renewing: Promise<void> | null = null;
+  /** Memories this process's imports wrote, and that count when the tables were last analyzed. */
+  private written = 0;
+  private analyzedAt = 0;
   /** Projects whose fingerprints an import deferred and nobody has queued yet. */
   private readonly deferred = new Set<string>();
 
@@ -69,6 +85,8 @@ export class ImportService {
   async scheduleDeferredFingerprints(): Promise<void> {
     const projects = [...this.deferred];
     this.deferred.clear();
+    // The fingerprint job walks the whole import: plans from sizes before it scan a project per batch.
+    if (projects.length > 0) await this.analyze();
     const handles = await this.deps.embedding.scheduleFingerprints(projects);
     if (this.deps.embedding.consumesOwnJobs) await Promise.all(handles.map((h) => h.finished(JOB_WAIT_MS * 10).catch(() => undefined)));
   }
@@ -96,12 +114,19 @@ export class ImportService {
         return { txId, jobIds, ...countsOf(result, rejections) };
       }
       for (const n of result.changed) this.deferred.add(n.project_id);
+      // PGlite runs no autovacuum and the app analyzes every 2,000 transactions, which an import of
+      // 100k in batches of 1,000 never reaches: the embed jobs' and the fingerprint job's plans
+      // would assume empty tables. Analyzed each time the import doubled (a handful of times).
+      this.written += result.changed.length;
+      if (this.written >= 2 * Math.max(this.analyzedAt, 1_000)) await this.analyze();
       for (let i = 0; i < result.changed.length; i += EMBED_BATCH) {
         const handle = await this.deps.embedding.scheduleBulk(result.changed.slice(i, i + EMBED_BATCH), { deferFingerprints: true });
         if (!handle) continue;
         jobIds.push(handle.id);
         // A failed job is not this batch's failure: the outbox still owes its vectors and re-enqueues them.
-        if (this.deps.embedding.consumesOwnJobs) this.inflight.push(handle.finished(JOB_WAIT_MS).catch(() => undefined));
+        if (!this.deps.embedding.consumesOwnJobs) continue;
+        this.inflight.push(handle.finished(JOB_WAIT_MS).catch(() => undefined));
+        this.track(handle.id, result.changed.slice(i, i + EMBED_BATCH), handle.finished());
       }
       while (this.inflight.length > MAX_JOBS_AHEAD) await this.inflight.shift();
       return { txId, jobIds, ...countsOf(result, rejections) };
@@ -109,6 +134,37 @@ export class ImportService {
       if (err instanceof DryRunRollback) return { txId: 0, jobIds: [], ...err.outcome };
       throw err;
     }
+  }
+
+  private async analyze(): Promise<void> {
+    this.analyzedAt = this.written;
+    await this.deps.db.query('analyze nodes, embeddings, embedding_outbox, fingerprints, tx_changes').catch(() => undefined);
+  }
+
+  /** Keeps the job's outbox rows leased until it is done, however long it waits (failed: the outbox takes them after the lease). */
+  private track(jobId: string, nodes: ReadonlyArray<{ nid: number }>, finished: Promise<unknown>): void {
+    this.pending.set(jobId, { nids: nodes.map((n) => n.nid), leasedAt: Date.now() });
+    this.renewTimer ??= setInterval(() => {
+      if (this.renewing) return;
+      const now = Date.now();
+      const due = [...this.pending.values()].filter((p) => now - p.leasedAt >= RENEW_AFTER_MS);
+      if (due.length === 0) return;
+      for (const p of due) p.leasedAt = now;
+      this.renewing = renewOwedEmbeddings(
+        this.deps.db,
+        due.flatMap((p) => p.nids),
+      )
+        .catch(() => undefined)
+        .finally(() => (this.renewing = null));
+    }, RENEW_TICK_MS).unref();
+    void finished
+      .catch(() => undefined)
+      .finally(() => {
+        this.pending.delete(jobId);
+        if (this.pending.size > 0 || !this.renewTimer) return;
+        clearInterval(this.renewTimer);
+        this.renewTimer = null;
+      });
   }
 }
 

@@ -99,11 +99,16 @@ export function spaceUtl(input: { sims: readonly number[]; centroidCos: number; 
     const coherence = clamp01(edges / 10) * 0.4;
     return { knnDistance: 1, surprise: 1, coherence, purpose: 0, quadrant: quadrantOf(1, coherence) };
   }
-  const sorted = [...sims].sort((a, b) => b - a);
-  const k = Math.min(K_NEAREST, sorted.length);
-  const near = sorted.slice(0, k);
-  const rest = sorted.slice(k);
-  const knnDistance = 1 - near.reduce((s, x) => s + x, 0) / k;
+  // A typed, comparator-free sort (the fingerprint job sorts ~200 cosines per memory and space);
+  // read from the end it is the descending order, summed in the same order as before.
+  const asc = Float64Array.from(sims).sort();
+  const n = asc.length;
+  const k = Math.min(K_NEAREST, n);
+  let nearSum = 0;
+  for (let i = n - 1; i >= n - k; i--) nearSum += asc[i]!;
+  let restSum = 0;
+  for (let i = n - k - 1; i >= 0; i--) restSum += asc[i]!;
+  const knnDistance = 1 - nearSum / k;
   const sd = stats.n > 1 ? Math.sqrt(stats.m2 / (stats.n - 1)) : 0;
   const surprise = stats.n >= 5 && sd > 1e-6 ? sigmoid((knnDistance - stats.mean) / sd) : clamp01(knnDistance);
 
@@ -112,7 +117,7 @@ export function spaceUtl(input: { sims: readonly number[]; centroidCos: number; 
   const close = sims.filter((x) => x > meanSim + 2 * sdSim).length;
   const connectivity = clamp01((edges + close) / 10);
   const a = knnDistance;
-  const b = rest.length ? 1 - rest.reduce((s, x) => s + x, 0) / rest.length : a;
+  const b = n > k ? 1 - restSum / (n - k) : a;
   const silhouette = Math.max(a, b) > 0 ? (b - a) / Math.max(a, b) : 0;
   const clusterFit = (silhouette + 1) / 2;
   const consistency = clamp01((input.neighbourConsistency + 1) / 2);

@@ -60,22 +60,39 @@ export function onVectorsWritten(db: Db, listener: (rows: readonly WrittenVector
 export async function writeEmbeddings(db: Db, writes: readonly EmbeddingWrite[]): Promise<void> {
   if (writes.length === 0) return;
   const listeners = written.get(db);
+  // The vectors travel as one bytea parameter sliced per row: PGlite sends a Uint8Array as binary,
+  // where hex text per vector cost more main-thread time (encoding, UTF-8 sizing, decoding) than
+  // the rest of the statement. Spaces and models go as small lists indexed per row.
+  const spaces = [...new Set(writes.map((w) => w.space))];
+  const models = [...new Set(writes.map((w) => w.modelId))];
+  const blob = new Uint8Array(writes.reduce((n, w) => n + w.vector.byteLength, 0));
+  const offsets: number[] = [];
+  let at = 0;
+  for (const w of writes) {
+    blob.set(toBytes(w.vector), at);
+    offsets.push(at + 1);
+    at += w.vector.byteLength;
+  }
   const rows = await db.transaction(async (tx) => {
     await tx.query(`select pg_advisory_xact_lock($1)`, [FEED_WRITE_LOCK]);
     const rows = await tx.query<{ node_nid: number; space: string; feed_seq: number }>(
       `insert into embeddings (node_nid, space, model_id, dim, vector)
-       select w.nid, w.space, w.model_id, w.dim, decode(w.hex, 'hex')
-         from unnest($1::bigint[], $2::text[], $3::text[], $4::int[], $5::text[]) as w(nid, space, model_id, dim, hex)
+       select w.nid, ($5::text[])[w.s], ($6::text[])[w.m], w.dim, substring($7::bytea from w.off for w.len)
+         from unnest($1::bigint[], $2::int[], $3::int[], $4::int[], $8::int[], $9::int[]) as w(nid, s, m, dim, off, len)
        on conflict (node_nid, space) do update
          set model_id = excluded.model_id, dim = excluded.dim, vector = excluded.vector,
              feed_seq = nextval('embedding_feed_seq'), updated_at = now()
        ${listeners?.size ? 'returning node_nid, space, feed_seq' : ''}`,
       [
         writes.map((w) => w.nid),
-        writes.map((w) => w.space),
-        writes.map((w) => w.modelId),
+        writes.map((w) => spaces.indexOf(w.space) + 1),
+        writes.map((w) => models.indexOf(w.modelId) + 1),
         writes.map((w) => w.vector.length),
-        writes.map((w) => Buffer.from(toBytes(w.vector)).toString('hex')),
+        spaces,
+        models,
+        blob,
+        offsets,
+        writes.map((w) => w.vector.byteLength),
       ],
     );
     await tx.query(`select pg_notify($1, '')`, [EMBEDDINGS_CHANNEL]);

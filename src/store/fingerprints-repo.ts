@@ -132,8 +132,11 @@ export async function liveFingerprints(q: Queryable, projectId: string | null, l
 /** A project's live, embedded memories after nid `after` without a fingerprint under `modelKey`, oldest first. */
 export async function nidsNeedingFingerprint(q: Queryable, projectId: string, modelKey: string, limit: number, after = 0): Promise<number[]> {
   const rows = await q.query<{ nid: number }>(
-    `select n.nid from nodes n left join fingerprints f on f.node_nid = n.nid
-      where n.project_id = $1 and n.nid > $4 and n.deleted_at is null and (f.node_nid is null or f.model_key <> $2)
+    // The fingerprint as a per-row subquery (a key lookup) rather than a join: planned while the
+    // table was small, the join scanned every fingerprint on each call of a job that fills it.
+    `select n.nid from nodes n
+      where n.project_id = $1 and n.nid > $4 and n.deleted_at is null
+        and (select f.model_key from fingerprints f where f.node_nid = n.nid) is distinct from $2
         and exists (select 1 from embeddings e where e.node_nid = n.nid and e.vector is not null)
       order by n.nid limit $3`,
     [projectId, modelKey, limit, after],

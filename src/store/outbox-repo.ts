@@ -55,3 +55,13 @@ export async function isEmbeddingOwed(q: Queryable, nid: number): Promise<boolea
   const rows = await q.query(`select 1 from embedding_outbox where nid = $1`, [nid]);
   return rows.length > 0;
 }
+
+/**
+ * Renews the lease of owed rows whose job is known to be queued and alive (a pipelined import's
+ * own jobs, waiting in this process): without it, rows older than the lease are presumed lost
+ * and dispatched again, and those memories are embedded twice.
+ */
+export async function renewOwedEmbeddings(q: Queryable, nids: readonly number[]): Promise<void> {
+  if (nids.length === 0) return;
+  await q.query(`update embedding_outbox set queued_at = now() where nid = any($1::bigint[])`, [nids]);
+}

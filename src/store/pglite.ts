@@ -11,6 +11,16 @@ import type { ExecQueryable } from './migrate.js';
 const parsers = {
   [types.INT8]: (x: string) => Number(x),
   [types.NUMERIC]: (x: string) => Number(x),
+  // PGlite's own bytea parser builds the array one parseInt per byte (in the import profile, reading
+  // vectors back cost more than computing them); Buffer's hex decoder is native. Copied into a plain
+  // Uint8Array, as postgres.ts does, so a Float32Array view can sit on it.
+  [types.BYTEA]: (x: string) => new Uint8Array(Buffer.from(x.slice(2), 'hex')),
+};
+
+// ... and its bytea serializer writes hex one padStart per byte. A Uint8Array left as it is goes
+// to Postgres as a binary parameter, which for bytea is the raw bytes: no encoding at all.
+const serializers = {
+  [types.BYTEA]: ((x: unknown) => (x instanceof Uint8Array ? x : String(x))) as (x: unknown) => string,
 };
 
 interface TxScope {
@@ -28,7 +38,7 @@ export async function openPglite(dataDir: string | 'memory'): Promise<Db> {
   if (dir) await mkdir(dir, { recursive: true });
   let pg: PGlite;
   try {
-    const options = { extensions: { pg_trgm }, parsers };
+    const options = { extensions: { pg_trgm }, parsers, serializers };
     pg = dir ? await PGlite.create(dir, options) : await PGlite.create(options);
   } catch (err) {
     throw translateDbError(err);

@@ -6,7 +6,7 @@ import { createLogger } from '../../src/log.js';
 import { EmbeddingOutbox } from '../../src/services/embedding-outbox.js';
 import { contentHash, newNode } from '../../src/services/writes.js';
 import { insertNode, rewriteContent, softDeleteNodes } from '../../src/store/nodes-repo.js';
-import { settleOwedEmbeddings } from '../../src/store/outbox-repo.js';
+import { claimOwedEmbeddings, renewOwedEmbeddings, settleOwedEmbeddings } from '../../src/store/outbox-repo.js';
 import { type Harness, pgliteHarness, postgresHarness } from '../helpers/stores.js';
 
 const logger = createLogger('silent');
@@ -54,6 +54,26 @@ for (const [driver, open] of harnesses) {
       await softDeleteNodes(db, [nodes[2]!.id]);
       await settleOwedEmbeddings(db, [{ nid: nodes[2]!.nid, version: nodes[2]!.version + 1 }]);
       assert.equal((await outbox.depth()).depth, 2);
+    });
+
+    test('a renewed lease is not presumed lost (a pipelined import renews its waiting jobs, so none is embedded twice)', async () => {
+      const { db } = h;
+      const nodes = [];
+      for (let i = 0; i < 3; i++) nodes.push(await insertNode(db, newNode({ kind: 'memory', project_id: 'renew', content: `leased ${i}` })));
+      const nids = nodes.map((n) => n.nid);
+      const LEASE = { ...AT_ONCE, idleLeaseMs: 400, busyLeaseMs: 400 };
+      await new Promise((r) => setTimeout(r, 500));
+      // Past the lease since their write: the first two are renewed by their writer, the third is not.
+      await renewOwedEmbeddings(db, nids.slice(0, 2));
+      const claimed = await claimOwedEmbeddings(db, { graceMs: LEASE.idleLeaseMs, leaseMs: LEASE.busyLeaseMs, limit: 100, afterNid: Math.min(...nids) - 1 });
+      assert.deepEqual(
+        claimed.map((c) => Number(c.nid)),
+        [nids[2]],
+      );
+      await settleOwedEmbeddings(
+        db,
+        nodes.map((n) => ({ nid: n.nid, version: n.version })),
+      );
     });
   });
 }

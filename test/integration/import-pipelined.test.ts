@@ -50,6 +50,8 @@ describe('pipelined import (embedded)', () => {
     const sizes = await app.indexes.sizes();
     for (const space of spaces) assert.equal(sizes[space], N, `index of ${space}`);
     assert.equal(await count(`select count(*)::int as n from embeddings where vector is not null`), N * spaces.length);
+    // Each vector written once: a second write of a (node, space) would take more feed positions.
+    assert.equal(await count(`select last_value::int as n from embedding_feed_seq`), N * spaces.length, 'no memory embedded twice');
     // No fingerprint yet: the import deferred them; then one job per project computes them all.
     assert.equal(await count('select count(*)::int as n from fingerprints'), 0);
     await app.services.bulkImport.scheduleDeferredFingerprints();
