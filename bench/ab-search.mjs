@@ -49,8 +49,10 @@ async function side(root, own) {
     const { NavigationService } = await from(root, 'src/services/navigation/navigation.js');
     services = {
       ...app.services,
-      search: new SearchService({ db: app.db, embedder: app.embedder, indexes: app.indexes }),
-      retrievalLog: new RetrievalLog({ db: app.db, logger: app.logger }),
+      // The same deps the app gives its own (app.ts), so the sides differ only in their code:
+      // fusion weights from the signals' cache, and the signals told of each logged retrieval.
+      search: new SearchService({ db: app.db, embedder: app.embedder, indexes: app.indexes, logger: app.logger, dynamics: app.services.signals }),
+      retrievalLog: new RetrievalLog({ db: app.db, logger: app.logger, afterRecord: () => app.services.signals.noteRetrieval() }),
       navigation: new NavigationService({ db: app.db, queue: app.queue, logger: app.logger }),
     };
   }

@@ -87,7 +87,7 @@ export function topicMatches(topic: string | null, f: SearchFilters): boolean {
  *    exhausted (a dense index asked for all it holds scans them all: src/index/kinds/dense.ts).
  */
 export async function filteredCandidates(
-  deps: { db: Db; indexes: VectorIndexes },
+  deps: { db: Db; indexes: Pick<VectorIndexes, 'search' | 'sizes'> },
   signals: readonly SignalQuery[],
   filters: SearchFilters,
   want: number,
@@ -145,7 +145,7 @@ async function allowedEntries(db: Db, f: SearchFilters, limit: number): Promise<
   return rows.filter((r) => topicMatches(r.topic, f)).map((r) => r.nid);
 }
 
-async function searchAmong(indexes: VectorIndexes, signals: readonly SignalQuery[], among: number[], want: number): Promise<VectorHit[][]> {
+async function searchAmong(indexes: Pick<VectorIndexes, 'search'>, signals: readonly SignalQuery[], among: number[], want: number): Promise<VectorHit[][]> {
   if (among.length === 0) return signals.map(() => []);
   return Promise.all(signals.map((s) => indexes.search(s.space, s.vector, want, { among })));
 }

@@ -8,7 +8,7 @@ import { lockNodesById, nodeById, type NodeRecord } from '../store/nodes-repo.js
 import type { TxChange } from '../store/tx-log.js';
 import type { Logger } from '../log.js';
 import type { Clock } from './clock.js';
-import type { HistoryService, RevertedEntity } from './history.js';
+import type { HistoryService, RevertedEntity, UndoResult } from './history.js';
 import { image, writeTransaction } from './writes.js';
 
 /** How long a soft delete (or any curation) stays reversible (seed 001: 30 days). */
@@ -39,6 +39,7 @@ export interface RestoreResult {
   op: string;
   operatedAt: Date;
   entities: RevertedEntity[];
+  vectors: UndoResult['vectors'];
 }
 
 export function nodeNotFound(id: string, deleted = false): AppError {
@@ -241,8 +242,11 @@ export class CurationService {
         reverted_by: rev.reverted_by,
       });
     }
-    const undone = await this.deps.history.undo({ txId: rev.tx_id, rationale: meta.rationale ?? `restore_from_hash ${hash}` }, meta.actor);
-    return this.logged('restore', rev.node_ids, { txId: undone.txId, revertedTxId: rev.tx_id, op: rev.op, operatedAt: rev.created_at, entities: undone.entities });
+    // Restored nodes are keyword-searchable when this answers; their dense vectors (retracted with
+    // the tombstone) are re-embedded by the job, which waiting for cost most of a restore (NFR-001).
+    const undone = await this.deps.history.undo({ txId: rev.tx_id, rationale: meta.rationale ?? `restore_from_hash ${hash}` }, meta.actor, false);
+    const { txId, entities, vectors } = undone;
+    return this.logged('restore', rev.node_ids, { txId, revertedTxId: rev.tx_id, op: rev.op, operatedAt: rev.created_at, entities, vectors });
   }
 
   /** Soft-deleted nodes still inside the recovery window. */

@@ -68,6 +68,8 @@ export interface UndoResult {
   op: 'undo' | 'redo';
   revertedTxIds: number[];
   entities: RevertedEntity[];
+  /** Restored nodes: all vectors indexed / keyword vectors written (with `wait` false, undo answers before the dense ones land). */
+  vectors: { searchable: boolean; keywordSearchable: boolean };
 }
 
 /** How an entity changed in a transaction, seen by a reader. */
@@ -131,7 +133,7 @@ export class HistoryService {
   constructor(private readonly deps: HistoryDeps) {}
 
   /** Reverts transactions atomically; see the model at the top of this file. */
-  async undo(req: UndoRequest, actor: string | null = null): Promise<UndoResult> {
+  async undo(req: UndoRequest, actor: string | null = null, wait = true): Promise<UndoResult> {
     const { db } = this.deps;
     let targets: number[] = [];
     let op: 'undo' | 'redo' = req.redo ? 'redo' : 'undo';
@@ -175,7 +177,7 @@ export class HistoryService {
       const entities = await this.revert(tx, targets, log, toEmbed, removedNids);
       return entities;
     });
-    if (toEmbed.length > 0 && this.deps.embedding) await this.deps.embedding.schedule(toEmbed);
+    const embedded = toEmbed.length > 0 && this.deps.embedding ? await this.deps.embedding.schedule(toEmbed, { wait }) : null;
     if (removedNids.length > 0 && this.deps.indexes) {
       for (const space of this.deps.spaces ?? []) {
         await this.deps.indexes
@@ -183,7 +185,8 @@ export class HistoryService {
           .catch((err) => this.deps.logger?.warn({ err }, 'index removal after undo failed'));
       }
     }
-    return { txId: committed.txId, op, revertedTxIds: targets, entities: committed.result };
+    const vectors = { searchable: embedded?.searchable ?? true, keywordSearchable: embedded?.keywordSearchable ?? true };
+    return { txId: committed.txId, op, revertedTxIds: targets, entities: committed.result, vectors };
   }
 
   /**

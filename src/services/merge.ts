@@ -283,9 +283,16 @@ export class MergeService {
     if (node) await this.deps.embedding?.schedule([node]);
   }
 
-  async merge(req: MergeRequest): Promise<MergeResult> {
+  /**
+   * Answers once the merge is committed and the merged node's keyword vector is written (keyword
+   * search finds it at once); its dense vectors land through the embed job, as `store` reports
+   * with `searchable: false`. Waiting for them cost most of a merge's latency (seed 001 NFR-001:
+   * curation p95 < 100 ms), and an undo in between is safe: the job skips a tombstoned node and
+   * search drops any vector of a deleted one.
+   */
+  async merge(req: MergeRequest): Promise<MergeResult & { searchable: boolean; keyword_searchable: boolean }> {
     const { result, merged } = await performMerge(this.deps, req);
-    await this.deps.embedding?.schedule([merged]);
-    return result;
+    const scheduled = await this.deps.embedding?.schedule([merged], { wait: false });
+    return { ...result, searchable: scheduled?.searchable ?? false, keyword_searchable: scheduled?.keywordSearchable ?? false };
   }
 }

@@ -1,6 +1,7 @@
 import type { Logger } from '../log.js';
 import type { Db } from '../store/db.js';
 import { insertRetrieval, pruneRetrievals, recentRetrievals, type LoggedRetrieval } from '../store/retrieval-log-repo.js';
+import { sessionKey } from './navigation/navigation.js';
 import type { HybridResult } from './search.js';
 
 export type { LoggedHit, LoggedRetrieval } from '../store/retrieval-log-repo.js';
@@ -23,23 +24,35 @@ export class RetrievalLog {
 
   async record(
     caller: { session: string | null; actor: string },
-    entry: { tool: string; query: string; projectId: string | null | undefined; result: Pick<HybridResult, 'hits' | 'signalTop'> },
+    entry: {
+      tool: string;
+      query: string;
+      projectId: string | null | undefined;
+      result: Pick<HybridResult, 'hits' | 'signalTop'>;
+      /** Also record the caller's reads of these nodes (NavigationService.recordAccess), in the same statement. */
+      accessed?: ReadonlyArray<{ id: string; project_id: string }>;
+    },
   ): Promise<number | null> {
     try {
-      const id = await insertRetrieval(this.deps.db, {
-        sessionId: caller.session,
-        actor: caller.actor,
-        tool: entry.tool,
-        projectId: entry.projectId ?? null,
-        query: entry.query,
-        hits: entry.result.hits.map((h) => ({
-          nid: h.node.nid,
-          id: h.node.id,
-          score: Math.round(h.score * 10_000) / 10_000,
-          signals: Object.fromEntries(Object.entries(h.signals).map(([name, s]) => [name, s.rank])),
-        })),
-        signalTop: entry.result.signalTop,
-      });
+      const access = entry.accessed ? { sessionId: sessionKey(caller), nodes: entry.accessed } : undefined;
+      const id = await insertRetrieval(
+        this.deps.db,
+        {
+          sessionId: caller.session,
+          actor: caller.actor,
+          tool: entry.tool,
+          projectId: entry.projectId ?? null,
+          query: entry.query,
+          hits: entry.result.hits.map((h) => ({
+            nid: h.node.nid,
+            id: h.node.id,
+            score: Math.round(h.score * 10_000) / 10_000,
+            signals: Object.fromEntries(Object.entries(h.signals).map(([name, s]) => [name, s.rank])),
+          })),
+          signalTop: entry.result.signalTop,
+        },
+        access,
+      );
       if (++this.sincePrune >= PRUNE_EVERY) {
         this.sincePrune = 0;
         await pruneRetrievals(this.deps.db, RETRIEVAL_LOG_KEEP);

@@ -1,11 +1,12 @@
 import type { Logger } from '../log.js';
 import type { Embedder } from '../embed/embedder.js';
+import { keywordEmbed } from '../embed/keyword.js';
 import { LEXICAL_SIGNAL, LEXICAL_SPACE, signalWeights, spaceById } from '../embed/spaces/registry.js';
 import type { SpaceId } from '../embed/types.js';
 import type { VectorIndexes } from '../index/vector-index.js';
 import type { Db } from '../store/db.js';
 import { nodesByNid, type NodeRecord } from '../store/nodes-repo.js';
-import { filteredCandidates, type SearchFilters, type SignalQuery } from './candidates.js';
+import { filteredCandidates, hasFacetFilters, type SearchFilters, type SignalQuery } from './candidates.js';
 import { cueFactor, isWhenQuestion, questionWords, withNeighbours } from './context-ranking.js';
 import { fuseScores, matchStrength } from './fusion.js';
 import { mmrOrder } from './mmr.js';
@@ -112,6 +113,31 @@ export async function lexicalSearch(embedder: Embedder, indexes: VectorIndexes, 
   return (await indexes.search(LEXICAL_SPACE, query, k)).map((h) => ({ key: h.key, score: h.similarity }));
 }
 
+/**
+ * Sends the lexical signal's first search now and answers it from `indexes` when
+ * filteredCandidates asks exactly that search (same vector, depth, no `among`) once; any other
+ * search goes to the index thread as usual. A query with no keyword terms sends nothing.
+ */
+function earlyLexical(indexes: VectorIndexes, vector: Float32Array, depth: number): { vector: Float32Array; indexes: Pick<VectorIndexes, 'search' | 'sizes'> } {
+  let sent = vector.length > 0 ? indexes.search(LEXICAL_SPACE, vector, depth) : null;
+  // Not awaited until asked for: a failure surfaces there, not as an unhandled rejection.
+  sent?.catch(() => undefined);
+  return {
+    vector,
+    indexes: {
+      sizes: () => indexes.sizes(),
+      search(space, query, k, opts) {
+        if (sent && space === LEXICAL_SPACE && query === vector && k === depth && !opts?.among) {
+          const hits = sent;
+          sent = null;
+          return hits;
+        }
+        return indexes.search(space, query, k, opts);
+      },
+    },
+  };
+}
+
 /** `rows` plus the rows of those `nids` it lacks (one statement when any are missing). */
 async function withRows(db: Db, rows: Map<number, NodeRecord>, nids: readonly number[]): Promise<Map<number, NodeRecord>> {
   const missing = nids.filter((nid) => !rows.has(nid));
@@ -137,17 +163,25 @@ export class SearchService {
       .encoders()
       .map((e) => spaceById(e.space))
       .filter((s) => (q.weights?.[s.signal] ?? (q.weights ? 0 : s.weight)) > 0);
+    const lexical = spaces.some((s) => s.id === LEXICAL_SPACE);
     // The keyword index's live statistics weigh the query's words for E1 and scale lexical scores.
-    const stats = spaces.some((s) => s.id === LEXICAL_SPACE) ? await queryTermStats(this.deps.indexes, q.text) : null;
-    // One embedding round trip for every signal; the index searches then run together.
+    const statsAsked = lexical ? queryTermStats(this.deps.indexes, q.text) : null;
+    // The keyword query vector is a pure function of the text (the E13 encoder's own): built here,
+    // its first BM25 search goes to the index thread right behind the term statistics (FIFO) and
+    // runs while the embedding pool encodes the dense spaces, instead of after them.
+    const early = lexical ? earlyLexical(this.deps.indexes, keywordEmbed(q.text), hasFacetFilters(q) ? want * 2 : want) : null;
+    const stats = statsAsked ? await statsAsked : null;
+    // One embedding round trip for every dense signal; their index searches then run together.
+    const dense = spaces.filter((s) => s.id !== LEXICAL_SPACE);
     const vectors =
-      spaces.length > 0
+      dense.length > 0
         ? await this.deps.embedder.embed(
             [q.text],
-            spaces.map((s) => s.id),
+            dense.map((s) => s.id),
             stats ? { wordWeights: stats.wordWeights } : {},
           )
         : new Map<SpaceId, Float32Array[]>();
+    if (early) vectors.set(LEXICAL_SPACE, [early.vector]);
     const signals: SignalQuery[] = spaces.flatMap((s) => {
       const vector = vectors.get(s.id)?.[0];
       // A sparse query with no terms (only stop words) finds nothing in its space.
@@ -155,7 +189,7 @@ export class SearchService {
     });
     // Late-interaction spaces (E12, index kind multi) rerank the fused candidates; the others generate them.
     const generators = signals.filter((s) => spaceById(s.space).index !== 'multi');
-    const { lists } = await filteredCandidates(this.deps, generators, q, want);
+    const { lists } = await filteredCandidates({ db: this.deps.db, indexes: early?.indexes ?? this.deps.indexes }, generators, q, want);
     const steps = signals.length + 1;
     for (const [i, s] of generators.entries()) await q.onProgress?.(i + 1, steps, `${s.name}: ${lists[i]!.length} candidates`);
     const ranked0 = generators.map((s, i) => ({ name: s.name, weight: weights[s.name] ?? 0, hits: lists[i]!.map((h) => ({ key: h.key, score: h.similarity })) }));

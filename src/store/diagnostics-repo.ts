@@ -53,6 +53,15 @@ export async function importanceAndDegree(q: Queryable, projectId: string, limit
   );
 }
 
+/** Live edges touching one node (either end): the `degree` of importanceAndDegree, for one node, from the edge indexes. */
+export async function liveDegree(q: Queryable, id: string): Promise<number> {
+  const [row] = await q.query<{ n: number }>(
+    `select (select count(*) from edges where deleted_at is null and src = $1)::int + (select count(*) from edges where deleted_at is null and dst = $1 and src <> $1)::int as n`,
+    [id],
+  );
+  return row?.n ?? 0;
+}
+
 /** Live nodes carrying a quarantine record, newest first; all projects when `projectId` is null. */
 export async function quarantinedNodes(q: Queryable, projectId: string | null, limit: number): Promise<NodeRecord[]> {
   const cols = NODE_COLUMNS.split(',')

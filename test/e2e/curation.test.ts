@@ -186,6 +186,8 @@ describe('curation, lineage, citations and tombstones over MCP', () => {
       rationale: 'both describe the nightly backup',
     });
     assert.equal(m.kind, 'merged:v1');
+    // The merge answers once the row and its keyword vector are written; dense vectors follow.
+    assert.equal(m.keyword_searchable, true);
     assert.ok(m.priors_min_cosine >= 0.7, String(m.priors_min_cosine));
     assert.equal(m.forced, false);
     assert.equal(m.edges_repointed, 1);

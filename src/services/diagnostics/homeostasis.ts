@@ -1,6 +1,6 @@
 import { AppError } from '../../errors.js';
 import type { Db } from '../../store/db.js';
-import { importanceAndDegree, quarantinedNodes, sampleMemories, setNodeMetadata, type ImportanceRow } from '../../store/diagnostics-repo.js';
+import { importanceAndDegree, liveDegree, quarantinedNodes, sampleMemories, setNodeMetadata, type ImportanceRow } from '../../store/diagnostics-repo.js';
 import { nodeById, type NodeRecord } from '../../store/nodes-repo.js';
 import type { Clock } from '../clock.js';
 import { curate, lockLiveNode, type Curated } from '../curation.js';
@@ -159,6 +159,10 @@ export class HomeostasisService {
     if (!(delta > 0)) return;
     const node = await nodeById(this.deps.db, id);
     if (!node || node.deleted_at !== null) return; // the boost itself answers NODE_NOT_FOUND
+    // The hub threshold is never below MIN_HUB_DEGREE, so a node with fewer edges is no hub
+    // whatever the project holds: answered from the edge indexes, without reading the project's
+    // importance and degree row by row (1.3 s per boost at 10k memories, loaded, before).
+    if ((await liveDegree(this.deps.db, id)) < MIN_HUB_DEGREE) return;
     const rows = await importanceAndDegree(this.deps.db, node.project_id, MAX_NODES);
     const row = rows.find((r) => r.id === id);
     const hub = this.hubThreshold(rows);

@@ -21,6 +21,8 @@ const output = mergeResult.omit({ merged_id: true, source_ids: true }).extend({
   sources: z.array(citedIdSchema),
   summary_model: z.string().nullable().describe('The client model that wrote a sampled summary.'),
   job_id: z.string().nullable().describe('Set when the merge ran as a job (many or long sources).'),
+  searchable: z.boolean().describe("The merged node's vectors are indexed in every space: all search signals find it."),
+  keyword_searchable: z.boolean().describe('Keyword search finds the merged node now (its other vectors follow through the embed job).'),
 });
 
 const SYSTEM = 'You merge duplicate memory notes. Answer with the merged note only: every distinct fact once, no preamble.';
@@ -63,6 +65,7 @@ Advanced: {"source_node_ids": ["[node_0190f3a2c4e5b6d7e8f9a0b1c2d3e4f5]", "0190f
     };
     let jobId: string | null = null;
     let result;
+    let searchable = { searchable: true, keyword_searchable: true };
     if (large) {
       // The caller follows the phases as progress notifications; the answer is the merge itself.
       jobId = `merge-${randomUUID()}`;
@@ -71,7 +74,9 @@ Advanced: {"source_node_ids": ["[node_0190f3a2c4e5b6d7e8f9a0b1c2d3e4f5]", "0190f
       result = ran as z.output<typeof mergeResult>;
       await ctx.services.merge.settle(result.merged_id);
     } else {
-      result = await ctx.services.merge.merge(req);
+      const { searchable: all, keyword_searchable: keyword, ...merged } = await ctx.services.merge.merge(req);
+      result = merged;
+      searchable = { searchable: all, keyword_searchable: keyword };
     }
     const { merged_id, source_ids, ...rest } = result;
     return {
@@ -81,6 +86,7 @@ Advanced: {"source_node_ids": ["[node_0190f3a2c4e5b6d7e8f9a0b1c2d3e4f5]", "0190f
       sources: source_ids.map(cited),
       summary_model: rest.summarized_by === 'sampling' ? (sampled?.model ?? null) : null,
       job_id: jobId,
+      ...searchable,
     };
   },
   render(r) {

@@ -21,6 +21,8 @@ const output = z.object({
   operated_at: isoDate,
   nodes: z.array(citedIdSchema.extend({ change: z.string() })),
   edges_restored: z.number().int(),
+  searchable: z.boolean().describe("Restored nodes' vectors are indexed in every space: all search signals find them."),
+  keyword_searchable: z.boolean().describe('Keyword search finds the restored nodes now (their other vectors follow through the embed job).'),
 });
 
 export const restoreFromHashTool = defineTool({
@@ -43,6 +45,8 @@ Advanced: {"reversal_hash": "9f2c4e1a7b3d5f6e8a0c2e4f6a8b0c1d", "rationale": "th
       operated_at: r.operatedAt.toISOString(),
       nodes: r.entities.filter((e) => e.entity === 'node').map((e) => ({ ...cited(e.entity_id), change: e.change_type })),
       edges_restored: r.entities.filter((e) => e.entity === 'edge').length,
+      searchable: r.vectors.searchable,
+      keyword_searchable: r.vectors.keywordSearchable,
     };
   },
   render(r) {

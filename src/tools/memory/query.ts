@@ -133,11 +133,13 @@ Advanced: {"query": "rollback thresholds", "project_id": "payments", "tags": ["o
     }
     const top = hits.slice(0, args.limit);
     const visible = args.as_of_tx_id ? await ctx.services.reads.asOf(top, args.as_of_tx_id) : top;
-    await ctx.services.navigation.recordAccess(
-      ctx,
-      visible.map((h) => h.node),
-    );
-    await ctx.services.retrievalLog.record(ctx, { tool: 'query', query: searchText, projectId: filters.projectId, result: { hits: top, signalTop: found.signalTop } });
+    await ctx.services.retrievalLog.record(ctx, {
+      tool: 'query',
+      query: searchText,
+      projectId: filters.projectId,
+      result: { hits: top, signalTop: found.signalTop },
+      accessed: visible.map((h) => h.node),
+    });
     return result(
       text || null,
       asOf,

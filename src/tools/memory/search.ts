@@ -117,11 +117,14 @@ Advanced: {"query_text": "what did Alice decide about retries", "project_id": "p
       onProgress: (done, total, message) => ctx.progress(done, total, message),
     });
     const { hits } = found;
-    await ctx.services.navigation.recordAccess(
-      ctx,
-      hits.map((h) => h.node),
-    );
-    await ctx.services.retrievalLog.record(ctx, { tool: 'search', query: text, projectId: service.projectId, result: found });
+    // The retrieval and the reads of its hits (get_recent_context) in one statement.
+    await ctx.services.retrievalLog.record(ctx, {
+      tool: 'search',
+      query: text,
+      projectId: service.projectId,
+      result: found,
+      accessed: hits.map((h) => h.node),
+    });
     const out: Hit[] = hits.map((h) => ({
       id: h.node.id,
       score: h.score,
