@@ -1,6 +1,9 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
+import { execFile } from 'node:child_process';
+import { existsSync } from 'node:fs';
 import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
+import { promisify } from 'node:util';
 import { PGlite, types } from '@electric-sql/pglite';
 import { pg_trgm } from '@electric-sql/pglite/contrib/pg_trgm';
 import type { Db, Queryable, Row } from './db.js';
@@ -28,12 +31,37 @@ export async function openPglite(dataDir: string | 'memory'): Promise<Db> {
   if (dir) await mkdir(dir, { recursive: true });
   let pg: PGlite;
   try {
-    const options = { extensions: { pg_trgm }, parsers };
+    if (dir && !existsSync(join(dir, 'PG_VERSION'))) await initdbInChild(dir);
+    const options = { extensions: { pg_trgm }, parsers, startParams: START_PARAMS };
     pg = dir ? await PGlite.create(dir, options) : await PGlite.create(options);
   } catch (err) {
     throw translateDbError(err);
   }
   return new PgliteDb(pg);
+}
+
+/**
+ * PGlite's own start parameters (its `defaultStartParams`, 0.5.x) plus smaller buffers: one
+ * embedded user does not need Postgres' 128 MB of shared buffers, which the WASM heap keeps
+ * resident once touched (issue 15: idle RSS). Pages beyond them are read through the kernel's
+ * page cache (the data directory is real files).
+ */
+const START_PARAMS = [
+  ...['--single', '-F', '-O', '-j'],
+  ...['search_path=public', 'exit_on_error=false', 'log_checkpoints=false', 'max_worker_processes=0', 'max_parallel_workers=0'].flatMap((s) => ['-c', s]),
+  ...['max_parallel_workers_per_gather=0', 'io_method=sync', 'max_parallel_maintenance_workers=0'].flatMap((s) => ['-c', s]),
+  ...['shared_buffers=16MB', 'wal_buffers=1MB'].flatMap((s) => ['-c', s]),
+];
+
+/**
+ * A new data directory's initdb runs a second Postgres instance whose memory (~140 MB) this
+ * process would keep for its whole life (V8 and malloc do not hand it back); a short-lived
+ * child process runs it instead, and this process opens the initialised directory.
+ */
+async function initdbInChild(dir: string): Promise<void> {
+  const pglite = import.meta.resolve('@electric-sql/pglite');
+  const script = `const { PGlite } = await import(${JSON.stringify(pglite)}); const pg = await PGlite.create(${JSON.stringify(dir)}); await pg.close();`;
+  await promisify(execFile)(process.execPath, ['--input-type=module', '-e', script], { timeout: 120_000 });
 }
 
 class PgliteDb implements Db {
