@@ -51,8 +51,6 @@ db.transaction = (fn) =>
     return fn({ ...h, query: (sql, ...a) => timed(sql, q(sql, ...a)), exec: (sql) => timed(sql, h.exec(sql)) });
   });
 const corpus = makeCorpus(samples + 20, 7);
-// NO_JOBS=1 (this checkout only): stores queue no embed job, to time the foreground alone.
-if (process.env.NO_JOBS) app.services.memory.deps.embedding = { ...app.services.memory.deps.embedding, scheduleBulk: async () => null };
 // Warm-up (first embedding loads the model in the worker).
 const w0 = process.hrtime.bigint();
 await app.services.memory.store({ content: corpus[0].content, project_id: 'bench', memory_type: 'semantic' });

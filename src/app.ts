@@ -151,7 +151,9 @@ export async function createApp(config: Config, logger: Logger, opts: { clock?: 
     const search = new SearchService({ db, embedder, indexes, logger: logger.child({ component: 'retrieval' }), dynamics: signals });
     const embedding = new EmbeddingScheduler({ db, embedder, queue, indexSync, logger, waitMs: embedWaitMs, autoEdges: config.autoEdges });
     // Embedded: store answers before its vectors; reads wait for them (issue 15, pending-vectors.ts).
-    const pendingVectors = embedWaitMs > 0 ? new PendingVectors({ indexSync, waitMs: embedWaitMs, logger }) : undefined;
+    const pendingVectors = embedWaitMs > 0 ? new PendingVectors({ queue, indexSync, waitMs: embedWaitMs, logger, autoEdges: config.autoEdges }) : undefined;
+    // Closers run in reverse: the last batches reach the index before it and the queue close.
+    if (pendingVectors) closers.push(() => pendingVectors.settled());
     const memory = new MemoryService({ db, embedding, logger: logger.child({ component: 'storage' }), search, ...(pendingVectors ? { pending: pendingVectors, embedder } : {}) });
     const history = new HistoryService({ db, embedding, indexes, spaces: embedder.encoders().map((e) => e.space), logger });
     const entries = new EntriesService({ db, embedding });

@@ -47,7 +47,7 @@ export class MemoryService {
   constructor(
     private readonly deps: {
       db: Db;
-      embedding: Pick<EmbeddingScheduler, 'schedule' | 'scheduleBulk'>;
+      embedding: Pick<EmbeddingScheduler, 'schedule'>;
       logger: Logger;
       /** For near-duplicate checks on store; absent in processes without indexes. */
       search?: SearchService;
@@ -90,17 +90,16 @@ export class MemoryService {
   }
 
   /**
-   * Issue 15: the write is committed (its vectors owed durably by the outbox row); queue the
-   * embed job, register it with PendingVectors (every later read waits for it, so the memory is
-   * searchable by every signal for whoever got this answer) and answer without waiting for it.
+   * Issue 15: the write is committed (its vectors owed durably by the outbox row); it joins the
+   * next embed batch of PendingVectors (every later read waits for it, so the memory is
+   * searchable by every signal for whoever got this answer) and answers without waiting for it.
    */
   private async storeDeferred(node: NodeRecord, txId: number, pending: PendingVectors): Promise<StoreMemoryResult> {
-    const [handle, e1] = await Promise.all([this.deps.embedding.scheduleBulk([node]), this.e1Of(node.content)]);
+    const e1 = await this.e1Of(node.content);
     const recent = pending.recent();
-    pending.add(handle, [{ nid: node.nid, projectId: node.project_id, collection: node.collection, e1 }]);
-    const queued = handle !== null;
+    const jobId = pending.join({ nid: node.nid, version: node.version, projectId: node.project_id, collection: node.collection, e1 });
     const possibleDuplicates = await this.duplicatesOf(node, { e1, recent });
-    return { replayed: false, node, txId, searchable: queued, keywordSearchable: queued, embeddingJobId: handle?.id ?? null, possibleDuplicates };
+    return { replayed: false, node, txId, searchable: true, keywordSearchable: true, embeddingJobId: jobId, possibleDuplicates };
   }
 
   private async e1Of(text: string): Promise<Float32Array | null> {
