@@ -4,6 +4,7 @@ import { existsSync } from 'node:fs';
 import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
+import v8 from 'node:v8';
 import { PGlite, types } from '@electric-sql/pglite';
 import { pg_trgm } from '@electric-sql/pglite/contrib/pg_trgm';
 import type { Db, Queryable, Row } from './db.js';
@@ -26,12 +27,13 @@ interface TxScope {
  * for it to end instead of running inside it. The data directory is not locked here; the caller
  * holds `acquireDirLock` first (PGlite would happily open the same directory twice).
  */
-export async function openPglite(dataDir: string | 'memory'): Promise<Db> {
+export async function openPglite(dataDir: string | 'memory', opts: { tierUp?: boolean } = {}): Promise<Db> {
   const dir = dataDir === 'memory' ? undefined : join(dataDir, 'pg');
   if (dir) await mkdir(dir, { recursive: true });
   let pg: PGlite;
   try {
     if (dir && !existsSync(join(dir, 'PG_VERSION'))) await initdbInChild(dir);
+    if (!opts.tierUp) baselineWasmOnly();
     const options = { extensions: { pg_trgm }, parsers, startParams: START_PARAMS };
     pg = dir ? await PGlite.create(dir, options) : await PGlite.create(options);
   } catch (err) {
@@ -52,6 +54,18 @@ const START_PARAMS = [
   ...['max_parallel_workers_per_gather=0', 'io_method=sync', 'max_parallel_maintenance_workers=0'].flatMap((s) => ['-c', s]),
   ...['shared_buffers=16MB', 'wal_buffers=1MB'].flatMap((s) => ['-c', s]),
 ];
+
+/**
+ * V8 compiles PGlite's WebAssembly with Liftoff, then recompiles hot functions with TurboFan on
+ * background threads, whose malloc arenas keep ~70 MB resident for the life of the process
+ * (issue 15: idle RSS 257 → 189 MiB). Liftoff only, one compile thread: the store bench shows
+ * no CPU cost per store (bench/results/2026-11-26-footprint). Process-wide and one-way: it only
+ * concerns WebAssembly, and PGlite is the only WebAssembly here (onnxruntime and USearch are native).
+ */
+function baselineWasmOnly(): void {
+  v8.setFlagsFromString('--liftoff-only');
+  v8.setFlagsFromString('--wasm-num-compilation-tasks=1');
+}
 
 /**
  * A new data directory's initdb runs a second Postgres instance whose memory (~140 MB) this
