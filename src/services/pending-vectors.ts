@@ -2,7 +2,7 @@ import type { IndexSync } from '../index/sync.js';
 import { enqueueJob } from '../jobs/define.js';
 import type { JobQueue } from '../jobs/queue.js';
 import type { Logger } from '../log.js';
-import { embedJob } from './embedding.js';
+import { embedJob, enqueueFingerprints } from './embedding.js';
 import { enqueueLinks } from './navigation/link-job.js';
 
 /** A stored memory whose vectors are not in this process's indexes yet, with its E1 vector when known. */
@@ -14,6 +14,9 @@ export interface PendingMemory {
   /** E1 vector computed at store time (near-duplicate check), unit length; null when not computed. */
   e1: Float32Array | null;
 }
+
+/** Longest a burst of stores defers the fingerprint job. */
+const FINGERPRINT_EVERY_MS = 2_000;
 
 interface Batch {
   /** The embed job's id, known before it is enqueued so each store can answer it. */
@@ -33,14 +36,18 @@ interface Batch {
  *
  * Group commit: one embed job runs at a time; stores that arrive meanwhile join the next batch,
  * which is enqueued as one job when the running one ends. A burst of stores costs a few
- * set-at-a-time embed jobs (and fingerprint runs) instead of one each, and a store never waits
- * for an embedding. `recent()` is the small in-memory delta the near-duplicate check of the next
+ * set-at-a-time embed jobs instead of one each, and a store never waits for an embedding. The
+ * fingerprint job (whose scan for what it lacks grows with the project) is queued when the burst
+ * ends, or every FINGERPRINT_EVERY_MS during a long one, instead of after every batch. `recent()` is the small in-memory delta the near-duplicate check of the next
  * `store` compares against, for memories not indexed yet.
  */
 export class PendingVectors {
   private open: Batch | null = null;
   private running: Batch | null = null;
   private readonly memories = new Map<number, PendingMemory>();
+  /** Projects whose fingerprint job is owed by finished batches (queued once the burst ends). */
+  private readonly owedFingerprints = new Set<string>();
+  private fingerprintsQueuedAt = Date.now();
 
   constructor(
     private readonly deps: {
@@ -99,7 +106,8 @@ export class PendingVectors {
     this.running = batch;
     const nids = batch.memories.map((m) => m.nid);
     try {
-      const handle = await enqueueJob(this.deps.queue, embedJob, { nids }, { jobId: batch.id });
+      const handle = await enqueueJob(this.deps.queue, embedJob, { nids, defer_fingerprints: true }, { jobId: batch.id });
+      for (const m of batch.memories) this.owedFingerprints.add(m.projectId);
       if (this.deps.autoEdges) await enqueueLinks(this.deps.queue, batch.memories);
       await handle.finished(this.deps.waitMs);
       await this.deps.indexSync.pull();
@@ -110,7 +118,18 @@ export class PendingVectors {
       for (const nid of nids) this.memories.delete(nid);
       this.running = null;
       batch.finish();
-      if (this.open) void this.launch();
+      if (!this.open || Date.now() - this.fingerprintsQueuedAt > FINGERPRINT_EVERY_MS) await this.queueFingerprints();
+      if (this.open && !this.running) void this.launch();
+    }
+  }
+
+  private async queueFingerprints(): Promise<void> {
+    this.fingerprintsQueuedAt = Date.now();
+    const projects = [...this.owedFingerprints];
+    this.owedFingerprints.clear();
+    for (const projectId of projects) {
+      // Lost only until the next start: the fingerprint job of any later write drains what is missing.
+      await enqueueFingerprints(this.deps.queue, projectId).catch((err) => this.deps.logger.warn({ err, projectId }, 'fingerprint job not queued'));
     }
   }
 }
