@@ -6,6 +6,7 @@
 // latency of a search issued right after each store that must find the stored memory (read-your-writes).
 import { cp, mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { join } from 'node:path';
 const [mode, root, dir, arg] = process.argv.slice(2);
 const { openBenchApp } = await import(join(root, 'dist/bench/app.js'));
@@ -56,7 +57,7 @@ const w0 = process.hrtime.bigint();
 await app.services.memory.store({ content: corpus[0].content, project_id: 'bench', memory_type: 'semantic' });
 const firstStoreMs = Number(process.hrtime.bigint() - w0) / 1e6;
 for (let i = 1; i < 5; i++) await app.services.memory.store({ content: corpus[i].content, project_id: 'bench', memory_type: 'semantic' });
-await new Promise((r) => setTimeout(r, 500));
+await sleep(500);
 const wall = [];
 const cpu = [];
 const stmts = [];
@@ -89,10 +90,9 @@ for (let i = 0; i < samples; i++) {
     if (hit?.signals.E1) foundE1++;
   }
 }
-const totalCpu = process.cpuUsage(c0);
 // Let the background jobs the stores queued finish: their statements and CPU count too.
 const drainT = process.hrtime.bigint();
-while ((await app.queue.counts?.())?.active > 0 || (await app.queue.counts?.())?.waiting > 0) await new Promise((r) => setTimeout(r, 50));
+while ((await app.queue.counts?.())?.active > 0 || (await app.queue.counts?.())?.waiting > 0) await sleep(50);
 const drainMs = Number(process.hrtime.bigint() - drainT) / 1e6;
 const allCpu = process.cpuUsage(c0);
 const q = (xs, p) => [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor(p * xs.length))];
