@@ -3,7 +3,6 @@ import { test } from 'node:test';
 import { Piscina } from 'piscina';
 import { bundledE1ModelDir } from '../../src/embed/bundled.js';
 import { describeEncoders, type EmbedWorkerResult, type EmbedWorkerTask } from '../../src/embed/pool.js';
-import type { E1Config } from '../../src/embed/encoder.js';
 import { workerFile } from '../../src/paths.js';
 
 // The pool answers encoders() from describeEncoders without starting a worker (issue 15): it
@@ -13,7 +12,7 @@ for (const e1 of [{ provider: 'glove-static', modelDir: bundledE1ModelDir() }, {
   test(`describeEncoders equals a worker's info (${e1.provider})`, async () => {
     const pool = new Piscina<EmbedWorkerTask, EmbedWorkerResult>({ filename: workerFile('embed'), minThreads: 0, maxThreads: 1 });
     try {
-      const fromWorker = await pool.run({ op: 'info', config: { e1: e1 as E1Config } });
+      const fromWorker = await pool.run({ op: 'info', config: { e1 } });
       assert.deepEqual(await describeEncoders(e1), fromWorker);
     } finally {
       await pool.destroy();
