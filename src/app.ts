@@ -21,7 +21,6 @@ import { TX_CHANNEL } from './services/writes.js';
 import { enqueueEmbeddingBacklog } from './services/embedding.js';
 import { EmbeddingScheduler } from './services/embedding-scheduler.js';
 import { EmbeddingOutbox } from './services/embedding-outbox.js';
-import { PendingVectors } from './services/pending-vectors.js';
 import { EntriesService } from './services/entries.js';
 import { GraphService } from './services/graph.js';
 import { HealthService, type Health } from './services/health.js';
@@ -150,11 +149,7 @@ export async function createApp(config: Config, logger: Logger, opts: { clock?: 
     closers.push(() => signals.stop());
     const search = new SearchService({ db, embedder, indexes, logger: logger.child({ component: 'retrieval' }), dynamics: signals });
     const embedding = new EmbeddingScheduler({ db, embedder, queue, indexSync, logger, waitMs: embedWaitMs, autoEdges: config.autoEdges });
-    // Embedded: store answers before its vectors; reads wait for them (issue 15, pending-vectors.ts).
-    const pendingVectors = embedWaitMs > 0 ? new PendingVectors({ queue, indexSync, waitMs: embedWaitMs, logger, autoEdges: config.autoEdges }) : undefined;
-    // Closers run in reverse: the last batches reach the index before it and the queue close.
-    if (pendingVectors) closers.push(() => pendingVectors.settled());
-    const memory = new MemoryService({ db, embedding, logger: logger.child({ component: 'storage' }), search, ...(pendingVectors ? { pending: pendingVectors, embedder } : {}) });
+    const memory = new MemoryService({ db, embedding, logger: logger.child({ component: 'storage' }), search });
     const history = new HistoryService({ db, embedding, indexes, spaces: embedder.encoders().map((e) => e.space), logger });
     const entries = new EntriesService({ db, embedding });
     const projects = new ProjectService({ db, embedding, entries });
@@ -210,7 +205,6 @@ export async function createApp(config: Config, logger: Logger, opts: { clock?: 
       jobRecords: new JobRecordsService({ queue }),
       teleologyQueries: new TeleologyQueries({ db, embedder, search, teleology }),
       causalInference: new CausalInference({ db, embedder, indexes }),
-      ...(pendingVectors ? { pendingVectors } : {}),
     };
     const jobs = createJobRunner({ queue, logger, waitMs: config.jobWaitMs });
     return { config, logger, services, jobs, db, queue, embedder, indexes, indexSync, consumesJobs, health: () => services.health.report(), close: closeAll };

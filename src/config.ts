@@ -153,15 +153,6 @@ const settings = {
       .default('on')
       .transform((v) => v === 'on'),
   },
-  pgliteTierUp: {
-    env: 'CONTEXT_GRAPH_PGLITE_TIER_UP',
-    flag: '--pglite-tier-up',
-    help: "embedded store's WebAssembly: off runs baseline-compiled code only (about 70 MB less resident memory, no measured store cost); on lets V8 optimise hot functions",
-    schema: z
-      .enum(['on', 'off'])
-      .default('off')
-      .transform((v) => v === 'on'),
-  },
   maxSessions: {
     env: 'CONTEXT_GRAPH_MAX_SESSIONS',
     flag: '--max-sessions',

@@ -1,5 +1,4 @@
 import type { ChangeFeed } from './change-feed.js';
-import type { PendingVectors } from './pending-vectors.js';
 import type { CurationService } from './curation.js';
 import type { LineageService } from './lineage.js';
 import type { MergeService } from './merge.js';
@@ -110,6 +109,4 @@ export interface Services {
   teleologyQueries: TeleologyQueries;
   /** omni_infer and query_causal over Causal edges and E5 (issue 11). */
   causalInference: CausalInference;
-  /** Embedded mode: embed jobs of stores that answered before their vectors; reads wait on it (issue 15). */
-  pendingVectors?: PendingVectors;
 }

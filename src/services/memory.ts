@@ -1,11 +1,9 @@
-import type { Embedder } from '../embed/embedder.js';
 import type { Logger } from '../log.js';
 import type { Db } from '../store/db.js';
-import { insertNode, liveNodesByHash, nodeById, nodesByNid, type NodeRecord } from '../store/nodes-repo.js';
+import { insertNode, liveNodesByHash, nodeById, type NodeRecord } from '../store/nodes-repo.js';
 import { isEmbeddingOwed } from '../store/outbox-repo.js';
 import { DEFAULT_COLLECTION, requireCollection } from './collections.js';
 import type { EmbeddingScheduler } from './embedding-scheduler.js';
-import type { PendingMemory, PendingVectors } from './pending-vectors.js';
 import type { SearchService } from './search.js';
 import { image, newNode, writeTransaction } from './writes.js';
 
@@ -51,13 +49,6 @@ export class MemoryService {
       logger: Logger;
       /** For near-duplicate checks on store; absent in processes without indexes. */
       search?: SearchService;
-      /**
-       * Embedded mode: `store` answers once committed and queued, and later reads wait here for
-       * its vectors (pending-vectors.ts); without it `store` waits itself (EmbeddingScheduler.schedule).
-       */
-      pending?: PendingVectors;
-      /** E1 of a new memory for the near-duplicate check against memories not indexed yet (with `pending`). */
-      embedder?: Pick<Embedder, 'embed' | 'encoders'>;
     },
   ) {}
 
@@ -84,33 +75,8 @@ export class MemoryService {
       return node;
     });
     this.deps.logger.info({ id: node.id, project: node.project_id, tx_id: txId, actor, chars: node.content.length }, 'memory stored');
-    if (this.deps.pending) return this.storeDeferred(node, txId, this.deps.pending);
     const { searchable, keywordSearchable, jobId: embeddingJobId } = await this.deps.embedding.schedule([node]);
     return { replayed: false, node, txId, searchable, keywordSearchable, embeddingJobId, possibleDuplicates: await this.duplicatesOf(node) };
-  }
-
-  /**
-   * Issue 15: the write is committed (its vectors owed durably by the outbox row); it joins the
-   * next embed batch of PendingVectors (every later read waits for it, so the memory is
-   * searchable by every signal for whoever got this answer) and answers without waiting for it.
-   */
-  private async storeDeferred(node: NodeRecord, txId: number, pending: PendingVectors): Promise<StoreMemoryResult> {
-    const e1 = await this.e1Of(node.content);
-    const recent = pending.recent();
-    const jobId = pending.join({ nid: node.nid, version: node.version, projectId: node.project_id, collection: node.collection, e1 });
-    const possibleDuplicates = await this.duplicatesOf(node, { e1, recent });
-    return { replayed: false, node, txId, searchable: true, keywordSearchable: true, embeddingJobId: jobId, possibleDuplicates };
-  }
-
-  private async e1Of(text: string): Promise<Float32Array | null> {
-    const { embedder } = this.deps;
-    if (!embedder?.encoders().some((e) => e.space === 'E1')) return null;
-    try {
-      return (await embedder.embed([text], ['E1'])).get('E1')?.[0] ?? null;
-    } catch (err) {
-      this.deps.logger.debug({ err }, 'E1 of a new memory not computed; near duplicates among unindexed memories skipped');
-      return null;
-    }
   }
 
   /**
@@ -129,7 +95,7 @@ export class MemoryService {
    * Reported, never acted on: the agent decides whether to merge, supersede or keep both
    * (silent dedupe loses facts that differ only in a number, which embeddings barely see).
    */
-  private async duplicatesOf(node: NodeRecord, delta?: { e1: Float32Array | null; recent: PendingMemory[] }): Promise<StoreMemoryResult['possibleDuplicates']> {
+  private async duplicatesOf(node: NodeRecord): Promise<StoreMemoryResult['possibleDuplicates']> {
     const exact = (await liveNodesByHash(this.deps.db, node.project_id, [node.content_hash], node.collection)).filter((n) => n.nid !== node.nid);
     const seen = new Set(exact.map((n) => n.id));
     const out: StoreMemoryResult['possibleDuplicates'] = exact.slice(0, 5).map((n) => ({ id: n.id, score: 1, match: 'exact' as const }));
@@ -142,40 +108,11 @@ export class MemoryService {
           minSimilarity: NEAR_DUPLICATE_SIMILARITY,
           limit: 3,
         });
-        const all = [...near, ...(delta ? await this.nearAmongUnindexed(node, delta.e1, delta.recent) : [])].sort((a, b) => b.similarity - a.similarity);
-        for (const n of all) {
-          if (seen.has(n.node.id) || out.length >= exact.slice(0, 5).length + 3) continue;
-          seen.add(n.node.id);
-          out.push({ id: n.node.id, score: Math.round(n.similarity * 1000) / 1000, match: 'near' });
-        }
+        for (const n of near) if (!seen.has(n.node.id)) out.push({ id: n.node.id, score: Math.round(n.similarity * 1000) / 1000, match: 'near' });
       } catch (err) {
         this.deps.logger.debug({ err }, 'near-duplicate check skipped');
       }
     }
     return out;
-  }
-
-  /** The small in-memory delta: memories stored here whose E1 vectors are not indexed yet (exact cosine). */
-  private async nearAmongUnindexed(node: NodeRecord, e1: Float32Array | null, recent: PendingMemory[]): Promise<Array<{ node: NodeRecord; similarity: number }>> {
-    if (!e1) return [];
-    const hits: Array<{ nid: number; similarity: number }> = [];
-    for (const m of recent) {
-      if (m.nid === node.nid || !m.e1 || m.projectId !== node.project_id || m.collection !== node.collection || m.e1.length !== e1.length) continue;
-      let dot = 0;
-      for (let i = 0; i < e1.length; i++) dot += e1[i]! * m.e1[i]!;
-      if (dot >= NEAR_DUPLICATE_SIMILARITY) hits.push({ nid: m.nid, similarity: dot });
-    }
-    if (hits.length === 0) return [];
-    const rows = new Map(
-      (
-        await nodesByNid(
-          this.deps.db,
-          hits.map((h) => h.nid),
-        )
-      )
-        .filter((n) => n.deleted_at === null)
-        .map((n) => [n.nid, n]),
-    );
-    return hits.flatMap((h) => (rows.has(h.nid) ? [{ node: rows.get(h.nid)!, similarity: h.similarity }] : []));
   }
 }

@@ -9,10 +9,10 @@ import { openPostgres } from './postgres.js';
  * set, else PGlite in `<dataDir>/pg`. It does not take the data-directory lock; the caller
  * acquires it first, because the lock decides whether this process may open PGlite at all.
  */
-export async function openStore(config: { databaseUrl?: string | undefined; dataDir: string; dependencyDeadlineMs?: number; pgliteTierUp?: boolean }, logger: Logger): Promise<Db> {
+export async function openStore(config: { databaseUrl?: string | undefined; dataDir: string; dependencyDeadlineMs?: number }, logger: Logger): Promise<Db> {
   const db = config.databaseUrl
     ? await openPostgres(config.databaseUrl, config.dependencyDeadlineMs ? { deadlineMs: config.dependencyDeadlineMs } : {})
-    : await openPglite(config.dataDir, { tierUp: config.pgliteTierUp ?? false });
+    : await openPglite(config.dataDir);
   try {
     const { applied } = await migrate(db, logger);
     logger.info({ driver: db.driver, applied }, 'store open');

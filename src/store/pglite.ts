@@ -1,10 +1,6 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
-import { execFile } from 'node:child_process';
-import { existsSync } from 'node:fs';
 import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
-import { promisify } from 'node:util';
-import v8 from 'node:v8';
 import { PGlite, types } from '@electric-sql/pglite';
 import { pg_trgm } from '@electric-sql/pglite/contrib/pg_trgm';
 import type { Db, Queryable, Row } from './db.js';
@@ -37,55 +33,17 @@ interface TxScope {
  * for it to end instead of running inside it. The data directory is not locked here; the caller
  * holds `acquireDirLock` first (PGlite would happily open the same directory twice).
  */
-export async function openPglite(dataDir: string | 'memory', opts: { tierUp?: boolean } = {}): Promise<Db> {
+export async function openPglite(dataDir: string | 'memory'): Promise<Db> {
   const dir = dataDir === 'memory' ? undefined : join(dataDir, 'pg');
   if (dir) await mkdir(dir, { recursive: true });
   let pg: PGlite;
   try {
-    if (dir && !existsSync(join(dir, 'PG_VERSION'))) await initdbInChild(dir);
-    if (!opts.tierUp) baselineWasmOnly();
-    const options = { extensions: { pg_trgm }, parsers, serializers, startParams: START_PARAMS };
+    const options = { extensions: { pg_trgm }, parsers, serializers };
     pg = dir ? await PGlite.create(dir, options) : await PGlite.create(options);
   } catch (err) {
     throw translateDbError(err);
   }
   return new PgliteDb(pg);
-}
-
-/**
- * PGlite's own start parameters (its `defaultStartParams`, 0.5.x) plus smaller buffers: one
- * embedded user does not need Postgres' 128 MB of shared buffers, which the WASM heap keeps
- * resident once touched (issue 15: idle RSS). Pages beyond them are read through the kernel's
- * page cache (the data directory is real files).
- */
-const START_PARAMS = [
-  ...['--single', '-F', '-O', '-j'],
-  ...['search_path=public', 'exit_on_error=false', 'log_checkpoints=false', 'max_worker_processes=0', 'max_parallel_workers=0'].flatMap((s) => ['-c', s]),
-  ...['max_parallel_workers_per_gather=0', 'io_method=sync', 'max_parallel_maintenance_workers=0'].flatMap((s) => ['-c', s]),
-  ...['shared_buffers=16MB', 'wal_buffers=1MB'].flatMap((s) => ['-c', s]),
-];
-
-/**
- * V8 compiles PGlite's WebAssembly with Liftoff, then recompiles hot functions with TurboFan on
- * background threads, whose malloc arenas keep ~70 MB resident for the life of the process
- * (issue 15: idle RSS 257 → 189 MiB). Liftoff only, one compile thread: the store bench shows
- * no CPU cost per store (bench/results/2026-11-26-footprint). Process-wide and one-way: it only
- * concerns WebAssembly, and PGlite is the only WebAssembly here (onnxruntime and USearch are native).
- */
-function baselineWasmOnly(): void {
-  v8.setFlagsFromString('--liftoff-only');
-  v8.setFlagsFromString('--wasm-num-compilation-tasks=1');
-}
-
-/**
- * A new data directory's initdb runs a second Postgres instance whose memory (~140 MB) this
- * process would keep for its whole life (V8 and malloc do not hand it back); a short-lived
- * child process runs it instead, and this process opens the initialised directory.
- */
-async function initdbInChild(dir: string): Promise<void> {
-  const pglite = import.meta.resolve('@electric-sql/pglite');
-  const script = `const { PGlite } = await import(${JSON.stringify(pglite)}); const pg = await PGlite.create(${JSON.stringify(dir)}); await pg.close();`;
-  await promisify(execFile)(process.execPath, ['--input-type=module', '-e', script], { timeout: 120_000 });
 }
 
 class PgliteDb implements Db {

@@ -59,7 +59,6 @@ When to use: when an agent must justify what it remembers (audited curation); ot
 Example: {"content": "Deploys use blue-green with a 5 minute rollback window.", "rationale": "The team agreed on it in the release review."}
 Advanced: {"content": "Alice prefers async stand-ups on Mondays.", "rationale": "Stated by Alice in the planning call.", "memory_type": "episodic", "project_id": "team-x", "tags": ["team"], "importance": 0.8}`,
   annotations: WRITE,
-  skipsVectorWait: true,
   input,
   output,
   async handler(args, ctx) {

@@ -43,12 +43,6 @@ export interface ToolDef<I extends z.ZodType<Record<string, unknown>> = z.ZodObj
    * (or, for an idempotent tool, runs again).
    */
   replay?(write: { txId: number; entityId: string }, ctx: ToolContext): Promise<z.output<O> | null>;
-  /**
-   * true for a tool that does not first wait for the vectors of memories `store` answered before
-   * their embedding finished (services/pending-vectors.ts): `store` itself, so a loop of stores
-   * does not pay one embedding each. Every other call waits, so it reads what was stored.
-   */
-  skipsVectorWait?: true;
 }
 
 /** A tool of any schemas, as lists hold them (method parameters are bivariant, so every tool fits). */

@@ -103,8 +103,6 @@ export async function invoke(tool: CompiledTool, rawArgs: unknown, ctx: ToolCont
     const { format: chosen, idempotency_key: key, ...args } = parsed.data as Record<string, unknown> & { format: Format; idempotency_key?: string };
     format = chosen;
     const callCtx = { ...ctx, format };
-    // Read-your-writes: a call after a `store` answer sees that memory's vectors (pending-vectors.ts).
-    if (!tool.def.skipsVectorWait) await ctx.services.pendingVectors?.settled();
     const run = async () => checkedResult(tool, await tool.def.handler(args, callCtx), logger, logContext);
     const { payload, replayed } = key ? await keyed(tool, key, args, callCtx, run) : { payload: await run(), replayed: false };
     if (isNeedsInput(payload)) return { status: 'needsInput', format, payload, markdown: renderNeedsInput(payload) };

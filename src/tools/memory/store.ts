@@ -75,7 +75,6 @@ When to use: whenever the conversation produces something worth knowing later. S
 Example: {"content": "Deploys use blue-green with a 5 minute rollback window.", "topic": "deployment", "tags": ["ops"]}
 Advanced: {"content": "Alice prefers async stand-ups on Mondays.", "memory_type": "episodic", "project_id": "team-x", "importance": 0.8, "source_uri": "slack://C123/p456"}`,
   annotations: WRITE,
-  skipsVectorWait: true,
   input,
   output,
   async handler(args, ctx) {
