@@ -18,7 +18,7 @@ import { RetrievalLog } from './services/retrieval-log.js';
 import { SummaryService } from './services/summaries.js';
 import { CollectionsService } from './services/collections.js';
 import { TX_CHANNEL } from './services/writes.js';
-import { enqueueEmbeddingBacklog } from './services/embedding.js';
+import { enqueueEmbeddingBacklog, enqueueFingerprintBacklog } from './services/embedding.js';
 import { EmbeddingScheduler } from './services/embedding-scheduler.js';
 import { EmbeddingOutbox } from './services/embedding-outbox.js';
 import { EntriesService } from './services/entries.js';
@@ -134,6 +134,7 @@ export async function createApp(config: Config, logger: Logger, opts: { clock?: 
     // Redis down at start: the outbox below re-enqueues new writes once it is back; the
     // backlog of another model waits for the next start.
     await enqueueEmbeddingBacklog({ db, queue, embedder, logger }).catch((err) => logger.warn({ err }, 'embedding backlog not queued'));
+    await enqueueFingerprintBacklog({ db, queue, embedder, logger }).catch((err) => logger.warn({ err }, 'fingerprint backlog not queued'));
     const outbox = new EmbeddingOutbox({ db, queue, logger });
     outbox.start();
     closers.push(() => outbox.stop());

@@ -5,11 +5,12 @@ import type { JobQueue } from '../jobs/queue.js';
 import type { Logger } from '../log.js';
 import type { Db } from '../store/db.js';
 import { writeEmbeddings, type EmbeddingWrite } from '../store/embeddings-repo.js';
+import { oweFingerprints, oweStaleFingerprints } from '../store/fingerprints-repo.js';
 import { nidsMissingEmbedding, nodesByNid, type NodeRecord } from '../store/nodes-repo.js';
 import { settleOwedEmbeddings } from '../store/outbox-repo.js';
 import { projectPositions, type PositionAnchor } from '../store/positions-repo.js';
 import type { EncodeItem } from '../embed/encoder.js';
-import { fingerprintJob } from './fingerprints.js';
+import { fingerprintJob, modelKey } from './fingerprints.js';
 import { enqueueGraphEmbed, graphNeighbourhoodOf } from './graph-embedding.js';
 
 /** What an embedding for a node is made from: the topic carries meaning the content may not repeat. */
@@ -63,6 +64,11 @@ export const embedJob = defineJob({
       nodes.forEach((node, i) => writes.push({ nid: node.nid, space: enc.space, modelId: enc.modelId, vector: list[i]! }));
     }
     await writeEmbeddings(deps.db, writes);
+    // Owed before the embedding debt is settled: a crash in between re-runs this job, which owes again.
+    await oweFingerprints(
+      deps.db,
+      nodes.map((n) => n.nid),
+    );
     await settleOwedEmbeddings(deps.db, settled);
     // A node with edges just had its E8 reset to its own vector, and its neighbours' means moved.
     if (deps.queue && deps.embedder.encoders().some((e) => e.space === 'E8'))
@@ -138,4 +144,15 @@ export async function enqueueEmbeddingBacklog(deps: { db: Db; queue: JobQueue; e
   }
   if (all.length > 0) deps.logger.info({ nodes: all.length }, 'queued embedding backlog');
   return all.length;
+}
+
+/**
+ * At start-up: owes the fingerprints computed under another model key (the spaces changed) and
+ * queues the fingerprint job of every project that owes any, including what a crash left owed.
+ */
+export async function enqueueFingerprintBacklog(deps: { db: Db; queue: JobQueue; embedder: Embedder; logger: Logger }): Promise<number> {
+  const projects = await oweStaleFingerprints(deps.db, modelKey(deps.embedder.encoders()));
+  for (const projectId of projects) await enqueueFingerprints(deps.queue, projectId);
+  if (projects.length > 0) deps.logger.info({ projects: projects.length }, 'queued fingerprint backlog');
+  return projects.length;
 }

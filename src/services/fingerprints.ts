@@ -10,6 +10,8 @@ import {
   lockDistanceStats,
   nidsNeedingFingerprint,
   earlierProjectNids,
+  owedFingerprints,
+  settleFingerprints,
   upsertFingerprints,
   type FingerprintRow,
   vectorsOfNodes,
@@ -19,7 +21,7 @@ import {
 import { fingerprintBatchMath, meanPairwise } from './fingerprint-batch.js';
 import { fittedLambda } from '../store/meta-utl-repo.js';
 import { nodesByNid } from '../store/nodes-repo.js';
-import { centroid, K_NEAREST, learningMagnitude, spaceSimilarity, spaceUtl, type DistanceStats, type SpaceUtl } from './utl.js';
+import { centroid, K_NEAREST, learningMagnitude, MATURITY_AT, spaceSimilarity, spaceUtl, type DistanceStats, type SpaceUtl } from './utl.js';
 
 /**
  * Memories of the project a fingerprint is measured against (its most recent earlier ones).
@@ -64,26 +66,27 @@ export const fingerprintJob = defineJob({
     const encoders = deps.embedder.encoders();
     const key = modelKey(encoders);
     let done = 0;
-    // One job per project drains what is missing, BATCH at a time, in nid order from a cursor
-    // (a scan from the start per batch made a 100k import quadratic): a burst of writes queues
-    // one job (the id dedupes while it waits), and the reference vectors are read once per batch.
-    // A last pass from the start catches memories embedded behind the cursor meanwhile.
+    // One job per project drains what the embed job owed (fingerprint_outbox), BATCH at a time in
+    // nid order: a burst of writes queues one job (the id dedupes while it waits), and the
+    // reference vectors are read once per batch. What is owed while it runs is read by its next
+    // batch; the loop ends when nothing is owed.
     let after = 0;
     let count: MemoryCount | null = null;
-    for (let lastPass = false; ;) {
-      const nids = await nidsNeedingFingerprint(deps.db, projectId, key, BATCH, after);
-      if (nids.length > 0) {
-        const batch = await fingerprintBatch(deps.db, encoders, key, projectId, nids, count);
-        done += batch.done;
-        count = batch.count;
-        after = nids[nids.length - 1]!;
-        await report({ done, total: done });
+    for (;;) {
+      const owed = await owedFingerprints(deps.db, projectId, BATCH, after);
+      if (owed.length === 0) {
+        if (after === 0) break;
+        // Owed behind the cursor meanwhile (an older memory re-embedded): one more pass from the start.
+        after = 0;
+        count = null;
+        continue;
       }
-      if (nids.length === BATCH) continue;
-      if (lastPass || done === 0) break;
-      lastPass = true;
-      after = 0;
-      count = null;
+      const nids = await nidsNeedingFingerprint(deps.db, owed, key);
+      const batch = await fingerprintBatch(deps.db, encoders, key, projectId, nids, count, owed);
+      done += batch.done;
+      count = batch.count;
+      after = owed[owed.length - 1]!;
+      await report({ done, total: done });
     }
     return { fingerprinted: done };
   },
@@ -104,12 +107,17 @@ async function fingerprintBatch(
   projectId: string,
   nids: readonly number[],
   previous: MemoryCount | null,
+  /** What the outbox owed for this batch: settled with the fingerprints (or at once when none is left to compute). */
+  owed: readonly number[],
 ): Promise<{ done: number; count: MemoryCount | null }> {
   const nodes = (await nodesByNid(db, nids)).filter((n) => n.deleted_at === null).sort((a, b) => a.nid - b.nid);
-  if (nodes.length === 0) return { done: 0, count: previous };
+  if (nodes.length === 0) {
+    await settleFingerprints(db, owed);
+    return { done: 0, count: previous };
+  }
   // The lifecycle stage counts the project's live memories up to each one (its interaction
   // count when it was learned), so it does not depend on when the job runs.
-  const counts = await liveMemoriesUpTo(db, projectId, nodes[0]!.nid, nodes[nodes.length - 1]!.nid, previous);
+  const counts = await liveMemoriesUpTo(db, projectId, nodes[0]!.nid, nodes[nodes.length - 1]!.nid, previous, MATURITY_AT);
   const fitted = await fittedLambda(db, projectId);
   const edges = await edgeCountsByNid(
     db,
@@ -153,6 +161,7 @@ async function fingerprintBatch(
     // One statement for the batch: a statement per memory cost more than the rest of the job.
     await upsertFingerprints(tx, rows);
     await writeDistanceStats(tx, projectId, [...stats.values()]);
+    await settleFingerprints(tx, owed);
   });
   const last = nodes[nodes.length - 1]!.nid;
   return { done: nodes.length, count: { nid: last + 1, below: counts.get(last) ?? 0 } };

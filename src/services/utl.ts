@@ -133,10 +133,13 @@ export function quadrantOf(surprise: number, coherence: number, threshold = JOHA
   return connected ? 'unknown' : 'blind';
 }
 
+/** Memories from which a project is mature: no count above it changes the stage. */
+export const MATURITY_AT = 500;
+
 /** Lifecycle by how many memories the project holds (the seed's interaction count). */
 export function stageOf(memories: number): { stage: Stage; lambdaS: number; lambdaC: number } {
   if (memories < 50) return { stage: 'infancy', lambdaS: 0.7, lambdaC: 0.3 };
-  if (memories < 500) return { stage: 'growth', lambdaS: 0.5, lambdaC: 0.5 };
+  if (memories < MATURITY_AT) return { stage: 'growth', lambdaS: 0.5, lambdaC: 0.5 };
   return { stage: 'maturity', lambdaS: 0.3, lambdaC: 0.7 };
 }
 

@@ -27,16 +27,27 @@ export async function liveMemoryCount(q: Queryable, projectId: string): Promise<
 
 /**
  * Per live node of the project with a nid in [lo, hi]: how many live memories the project holds
- * up to and including it. Counted from `from` (a count below a nid ≤ lo, from the previous batch)
- * rather than from the start, so a job walking a large project counts each node once.
+ * up to and including it, counted no further than `cap` (the lifecycle stage does not change
+ * past its last threshold, and an exact count scanned the project on every fingerprint job).
+ * Counted from `from` (a count below a nid ≤ lo, from the previous batch) rather than from the
+ * start, so a job walking a large project counts each node once.
  */
-export async function liveMemoriesUpTo(q: Queryable, projectId: string, lo: number, hi: number, from: { nid: number; below: number } | null): Promise<Map<number, number>> {
+export async function liveMemoriesUpTo(
+  q: Queryable,
+  projectId: string,
+  lo: number,
+  hi: number,
+  from: { nid: number; below: number } | null,
+  cap: number,
+): Promise<Map<number, number>> {
   const start = from && from.nid <= lo ? from : { nid: 0, below: 0 };
   const rows = await q.query<{ nid: number; n: number }>(
-    `with base as materialized (select count(*)::int as c from nodes where project_id = $1 and deleted_at is null and nid >= $4 and nid < $2)
-     select nid, ($5 + base.c + row_number() over (order by nid))::int as n
+    `with base as materialized (
+       select count(*)::int as c from (
+         select 1 from nodes where project_id = $1 and deleted_at is null and nid >= $4 and nid < $2 order by nid limit $6) s)
+     select nid, least($6, $5 + base.c + row_number() over (order by nid))::int as n
        from nodes, base where project_id = $1 and deleted_at is null and nid between $2 and $3`,
-    [projectId, lo, hi, start.nid, start.below],
+    [projectId, lo, hi, start.nid, Math.min(start.below, cap), cap],
   );
   return new Map(rows.map((r) => [Number(r.nid), Number(r.n)]));
 }
@@ -129,19 +140,64 @@ export async function liveFingerprints(q: Queryable, projectId: string | null, l
   return rows.map((r) => ({ ...r, node_nid: Number(r.node_nid), learning: Number(r.learning) }));
 }
 
-/** A project's live, embedded memories after nid `after` without a fingerprint under `modelKey`, oldest first. */
-export async function nidsNeedingFingerprint(q: Queryable, projectId: string, modelKey: string, limit: number, after = 0): Promise<number[]> {
+/**
+ * Owes a fingerprint for these nodes (the embed job, once their vectors are written): the
+ * fingerprint job drains what is owed instead of scanning each project for what is missing.
+ */
+export async function oweFingerprints(q: Queryable, nids: readonly number[]): Promise<void> {
+  if (nids.length === 0) return;
+  await q.query(
+    `insert into fingerprint_outbox (nid, project_id)
+     select nid, project_id from nodes where nid = any($1::bigint[]) and deleted_at is null
+     on conflict (nid) do nothing`,
+    [nids],
+  );
+}
+
+/**
+ * Owes a fingerprint for every live memory whose fingerprint was computed under another model
+ * key (a space added, removed or swapped); answers the projects that now owe any. One scan of
+ * the fingerprints, at start-up only.
+ */
+export async function oweStaleFingerprints(q: Queryable, modelKey: string): Promise<string[]> {
+  await q.query(
+    `insert into fingerprint_outbox (nid, project_id)
+     select f.node_nid, f.project_id from fingerprints f where f.model_key <> $1
+     on conflict (nid) do nothing`,
+    [modelKey],
+  );
+  const rows = await q.query<{ project_id: string }>(`select distinct project_id from fingerprint_outbox`);
+  return rows.map((r) => r.project_id);
+}
+
+/** The oldest `limit` nids a project owes a fingerprint for, after `after`. */
+export async function owedFingerprints(q: Queryable, projectId: string, limit: number, after = 0): Promise<number[]> {
+  const rows = await q.query<{ nid: number }>(`select nid from fingerprint_outbox where project_id = $1 and nid > $3 order by nid limit $2`, [
+    projectId,
+    limit,
+    after,
+  ]);
+  return rows.map((r) => Number(r.nid));
+}
+
+/** Of owed nids, those still live, embedded and without a fingerprint under `modelKey`: the ones to compute. */
+export async function nidsNeedingFingerprint(q: Queryable, nids: readonly number[], modelKey: string): Promise<number[]> {
+  if (nids.length === 0) return [];
   const rows = await q.query<{ nid: number }>(
-    // The fingerprint as a per-row subquery (a key lookup) rather than a join: planned while the
-    // table was small, the join scanned every fingerprint on each call of a job that fills it.
     `select n.nid from nodes n
-      where n.project_id = $1 and n.nid > $4 and n.deleted_at is null
+      where n.nid = any($1::bigint[]) and n.deleted_at is null
         and (select f.model_key from fingerprints f where f.node_nid = n.nid) is distinct from $2
         and exists (select 1 from embeddings e where e.node_nid = n.nid and e.vector is not null)
-      order by n.nid limit $3`,
-    [projectId, modelKey, limit, after],
+      order by n.nid`,
+    [nids, modelKey],
   );
   return rows.map((r) => Number(r.nid));
+}
+
+/** Clears what is owed for these nids (computed, or no longer needing it). */
+export async function settleFingerprints(q: Queryable, nids: readonly number[]): Promise<void> {
+  if (nids.length === 0) return;
+  await q.query(`delete from fingerprint_outbox where nid = any($1::bigint[])`, [nids]);
 }
 
 /** The nids of a project's `limit` most recent live memories written before `beforeNid` (no vectors: cheap). */

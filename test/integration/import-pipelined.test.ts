@@ -88,4 +88,20 @@ describe('pipelined import (embedded)', () => {
     assert.deepEqual([again.inserted, again.skipped, again.jobIds.length], [0, N, 0]);
     assert.equal(await count('select count(*)::int as n from nodes'), N);
   });
+
+  test('fingerprints computed under another set of spaces are recomputed at the next start; nothing stays owed', async () => {
+    const key = (await app.db.query<{ model_key: string }>(`select model_key from fingerprints limit 1`))[0]!.model_key;
+    // What a change of the enabled spaces leaves behind: every fingerprint under a key no longer current.
+    await app.db.query(`update fingerprints set model_key = 'E1=an-older-model'`);
+    await app.close();
+    app = await createApp(loadConfig({ CONTEXT_GRAPH_DATA_DIR: dir.path, CONTEXT_GRAPH_AUTO_EDGES: 'off' }), createLogger('warn'));
+    for (let tries = 0; ; tries++) {
+      const c = await app.queue.counts();
+      if (c.waiting + c.active === 0) break;
+      assert.ok(tries < 600, 'fingerprint backlog never drained');
+      await new Promise((r) => setTimeout(r, 50));
+    }
+    assert.equal(await count(`select count(*)::int as n from fingerprints where model_key = '${key}'`), N);
+    assert.equal(await count('select count(*)::int as n from fingerprint_outbox'), 0);
+  });
 });

@@ -1,0 +1,73 @@
+// Shared instrumentation of the profile-*.mjs scripts: wraps an open bench app's store, embedder
+// and indexes so each call's awaited time is added to a stage named by what it was (the first
+// words of a statement, the index op and space, the embedded spaces), plus PGlite's exclusive
+// time per statement (its wasm runs synchronously on this thread). `on` gates the counting, so
+// warm-ups stay out.
+/* global performance */
+
+export function instrument(app) {
+  const stages = new Map();
+  const state = { on: false };
+  const add = (key, ms) => {
+    if (!state.on) return;
+    const s = stages.get(key) ?? { calls: 0, ms: 0 };
+    s.calls++;
+    s.ms += ms;
+    stages.set(key, s);
+  };
+  const timed = (obj, name, key) => {
+    const f = obj[name].bind(obj);
+    obj[name] = async (...a) => {
+      const t0 = performance.now();
+      try {
+        return await f(...a);
+      } finally {
+        add(typeof key === 'function' ? key(...a) : key, performance.now() - t0);
+      }
+    };
+  };
+  const sqlKey = (text) => 'sql ' + text.trim().replace(/\s+/g, ' ').split(' ').slice(0, 5).join(' ').slice(0, 56);
+  timed(app.db, 'query', sqlKey);
+  const transaction = app.db.transaction.bind(app.db);
+  app.db.transaction = (fn) => {
+    const t0 = performance.now();
+    return transaction((tx) => (timed(tx, 'query', sqlKey), fn(tx))).finally(() => add('transaction (whole)', performance.now() - t0));
+  };
+  let current = 'other';
+  const pg = app.db.pg;
+  if (pg?.execProtocolRawSync) {
+    const f = pg.execProtocolRawSync.bind(pg);
+    pg.execProtocolRawSync = (...a) => {
+      const t0 = performance.now();
+      try {
+        return f(...a);
+      } finally {
+        add(`pglite ${current}`, performance.now() - t0);
+      }
+    };
+    const q = pg.query.bind(pg);
+    pg.query = async (text, ...rest) => {
+      current = sqlKey(text).slice(4);
+      return q(text, ...rest);
+    };
+  }
+  timed(app.embedder, 'embed', (_t, spaces) => `embed ${spaces?.join(',') ?? 'all'}`);
+  timed(app.indexes, 'search', (space, _q, k, o) => `index.search ${space} k${k}${o?.among ? ' among' : ''}`);
+  timed(app.indexes, 'termIdf', 'index.termIdf');
+  timed(app.indexes, 'sizes', 'index.sizes');
+  return {
+    state,
+    /** Stages by awaited time per call, largest first, one line each. */
+    report(calls) {
+      return [...stages]
+        .sort((a, b) => b[1].ms - a[1].ms)
+        .map(([k, s]) => `${(s.ms / calls).toFixed(3).padStart(8)} ms/call ${(s.calls / calls).toFixed(2).padStart(6)}×/call  ${k}`)
+        .join('\n');
+    },
+  };
+}
+
+/** The p-th quantile of `ms`, rounded to 0.01. */
+export function quantile(ms, p) {
+  return Math.round([...ms].sort((a, b) => a - b)[Math.min(ms.length - 1, Math.floor(p * ms.length))] * 100) / 100;
+}
