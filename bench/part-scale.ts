@@ -44,6 +44,14 @@ export interface ScaleResult {
   steps: ScaleStep[];
 }
 
+async function queueIdle(app: App): Promise<void> {
+  for (;;) {
+    const c = await app.queue.counts();
+    if (c.waiting + c.active === 0) return;
+    await new Promise((r) => setTimeout(r, 20));
+  }
+}
+
 async function rounds(n: number, fn: (round: number) => Promise<number[]>): Promise<number[][]> {
   const out: number[][] = [];
   for (let r = 0; r < n; r++) out.push(await fn(r));
@@ -146,6 +154,9 @@ export async function runScale(opts: {
           log(`scale ${size}: store p50 ${step.store.latency.p50_ms.median} p95 ${step.store.latency.p95_ms.median} ms`);
         }
         if (opts.parts.read) {
+          // Queries are timed on a settled store: the background work of the stores above (their
+          // fingerprint, edge and graph jobs) finishes first, as it does between an agent's turns.
+          await queueIdle(app);
           const r = await rounds(opts.rounds, () => timeQueries(queries, (q) => app.services.search.hybrid({ text: q, limit: 5, scoreThreshold: 0.25 })));
           step.read = { in_process: repeatedLatency(r) };
           log(`scale ${size}: in-process query p50 ${step.read.in_process.p50_ms.median} p95 ${step.read.in_process.p95_ms.median} ms`);
