@@ -99,7 +99,7 @@ export async function runScale(opts: {
   const queries = makeQueries(opts.queries, opts.seed);
   const dir = await tempDir('cg-bench-scale-');
   const result: ScaleResult = {
-    mode: 'embedded: PGlite, in-process queue, model-free encoders (E1 feature hashing 384-d, E9 HDC trigrams 1024-d)',
+    mode: 'embedded: PGlite, in-process queue, the default encoders (E1 bundled GloVe, every enabled space of the 13 embedded by the job)',
     sizes,
     mcp_sizes: opts.mcpSizes,
     store_samples_per_round: opts.storeSamples,
