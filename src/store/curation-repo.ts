@@ -55,6 +55,15 @@ export async function tombstoneNode(q: Queryable, id: string, tombstone: Record<
   return row!;
 }
 
+/** Soft-deletes nodes with the same tombstone (a merge's sources), in one statement. */
+export async function tombstoneNodes(q: Queryable, ids: readonly string[], tombstone: Record<string, unknown>): Promise<NodeRecord[]> {
+  return q.query<NodeRecord & Record<string, unknown>>(
+    `update nodes set deleted_at = now(), updated_at = now(), version = version + 1, metadata = metadata || $2::jsonb
+      where id = any($1::text[]) returning ${NODE_COLUMNS}`,
+    [ids, JSON.stringify(tombstone)],
+  );
+}
+
 /** Removes a node, its vectors and every edge touching it for good (forget with soft_delete false). */
 export async function purgeNode(q: Queryable, id: string): Promise<EdgeRecord[]> {
   const edges = await q.query<EdgeRecord & Record<string, unknown>>(`delete from edges where src = $1 or dst = $1 returning ${EDGE_COLUMNS}`, [id]);
