@@ -39,10 +39,16 @@ const add = (key, ms) => {
   m.set(key, s);
   stats.set(phase, m);
 };
+const whoSeen = new Set();
 const sqlKey = (text) => text.trim().replace(/\s+/g, ' ').split(' ').slice(0, 6).join(' ').slice(0, 70);
 const wrapQuery = (obj) => {
   const f = obj.query.bind(obj);
   obj.query = async (text, ...rest) => {
+    // PROFILE_WHO=<start of a statement>: print where it is issued from, once.
+    if (process.env.PROFILE_WHO && phase && sqlKey(text).startsWith(process.env.PROFILE_WHO) && !whoSeen.has(phase)) {
+      whoSeen.add(phase);
+      console.error(phase, new Error('issued from').stack);
+    }
     const t0 = performance.now();
     try {
       return await f(text, ...rest);
