@@ -74,31 +74,16 @@ export const embedJob = defineJob({
         ),
       );
     if (deps.queue && !deferFingerprints) {
-      // Only the memories just embedded: a drain of the project scanned every memory of it (twice) per write.
-      for (const projectId of new Set(nodes.map((n) => n.project_id))) {
-        await enqueueFingerprints(
-          deps.queue,
-          projectId,
-          nodes.filter((n) => n.project_id === projectId).map((n) => n.nid),
-        );
-      }
+      for (const projectId of new Set(nodes.map((n) => n.project_id))) await enqueueFingerprints(deps.queue, projectId);
     }
     await report({ embedded: nodes.length, total: nids.length });
     return { embedded: nodes.length };
   },
 });
 
-/**
- * Without `nids`, one waiting fingerprint job per project is enough: it drains every memory still
- * missing a fingerprint (the bulk import's way). With `nids` (an embed job's memories), the job
- * fingerprints those only, deduped per node set while it waits.
- */
-export function enqueueFingerprints(queue: JobQueue, projectId: string, nids?: readonly number[]) {
-  const project = Buffer.from(projectId).toString('hex');
-  if (!nids?.length) return enqueueJob(queue, fingerprintJob, { project_id: projectId }, { jobId: `fingerprint-${project}` });
-  const sorted = [...nids].sort((a, b) => a - b);
-  const set = sorted.length === 1 ? `${sorted[0]}` : `${sorted[0]}-${sorted[sorted.length - 1]}-${sorted.length}`;
-  return enqueueJob(queue, fingerprintJob, { project_id: projectId, nids: sorted }, { jobId: `fingerprint-${project}-n${set}` });
+/** One waiting fingerprint job per project is enough: it drains every memory still missing a fingerprint. */
+export function enqueueFingerprints(queue: JobQueue, projectId: string) {
+  return enqueueJob(queue, fingerprintJob, { project_id: projectId }, { jobId: `fingerprint-${Buffer.from(projectId).toString('hex')}` });
 }
 
 /** Known positions per project in this process (most recently used last), for projectPositions. */

@@ -9,7 +9,6 @@ import {
   liveMemoriesUpTo,
   lockDistanceStats,
   nidsNeedingFingerprint,
-  nidsNeedingFingerprintAmong,
   earlierProjectNids,
   upsertFingerprints,
   type FingerprintRow,
@@ -58,28 +57,13 @@ export interface FingerprintJobDeps {
  */
 export const fingerprintJob = defineJob({
   type: 'fingerprint',
-  payload: z.object({
-    project_id: z.string().min(1),
-    /** Only these memories (the ones an embed job just wrote), looked up by key: no scan of the project. */
-    nids: z.array(z.number().int().positive()).min(1).optional(),
-  }),
+  payload: z.object({ project_id: z.string().min(1) }),
   progress: fingerprintProgress,
   result: z.object({ fingerprinted: z.number().int().nonnegative() }),
-  async handler({ project_id: projectId, nids: only }, { deps, report }: JobHandlerContext<z.input<typeof fingerprintProgress>, FingerprintJobDeps>) {
+  async handler({ project_id: projectId }, { deps, report }: JobHandlerContext<z.input<typeof fingerprintProgress>, FingerprintJobDeps>) {
     const encoders = deps.embedder.encoders();
     const key = modelKey(encoders);
     let done = 0;
-    if (only) {
-      const need = await nidsNeedingFingerprintAmong(deps.db, projectId, key, only);
-      let count: MemoryCount | null = null;
-      for (let i = 0; i < need.length; i += BATCH) {
-        const batch = await fingerprintBatch(deps.db, encoders, key, projectId, need.slice(i, i + BATCH), count);
-        done += batch.done;
-        count = batch.count;
-        await report({ done, total: need.length });
-      }
-      return { fingerprinted: done };
-    }
     // One job per project drains what is missing, BATCH at a time, in nid order from a cursor
     // (a scan from the start per batch made a 100k import quadratic): a burst of writes queues
     // one job (the id dedupes while it waits), and the reference vectors are read once per batch.

@@ -144,19 +144,6 @@ export async function nidsNeedingFingerprint(q: Queryable, projectId: string, mo
   return rows.map((r) => Number(r.nid));
 }
 
-/** Of `nids`, the project's live, embedded memories without a fingerprint under `modelKey` (key lookups only), oldest first. */
-export async function nidsNeedingFingerprintAmong(q: Queryable, projectId: string, modelKey: string, nids: readonly number[]): Promise<number[]> {
-  const rows = await q.query<{ nid: number }>(
-    `select n.nid from nodes n
-      where n.nid = any($3::bigint[]) and n.project_id = $1 and n.deleted_at is null
-        and (select f.model_key from fingerprints f where f.node_nid = n.nid) is distinct from $2
-        and exists (select 1 from embeddings e where e.node_nid = n.nid and e.vector is not null)
-      order by n.nid`,
-    [projectId, modelKey, nids],
-  );
-  return rows.map((r) => Number(r.nid));
-}
-
 /** The nids of a project's `limit` most recent live memories written before `beforeNid` (no vectors: cheap). */
 export async function earlierProjectNids(q: Queryable, opts: { projectId: string; beforeNid: number; limit: number }): Promise<number[]> {
   const rows = await q.query<{ nid: number }>(`select nid from nodes where project_id = $1 and nid < $2 and deleted_at is null order by nid desc limit $3`, [
