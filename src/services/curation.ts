@@ -3,7 +3,7 @@ import { AppError } from '../errors.js';
 import type { Db, Queryable } from '../store/db.js';
 import { curateNode, purgeNode, recordReversal, reversalByHash, tombstoneNode, tombstones, type TombstoneRow } from '../store/curation-repo.js';
 import { lockLiveEdgesOfNodes, softDeleteEdges } from '../store/edges-repo.js';
-import { retractEmbeddings } from '../store/embeddings-repo.js';
+import { retractEmbeddings, sweepRetainedEmbeddings } from '../store/embeddings-repo.js';
 import { lockNodesById, nodeById, type NodeRecord } from '../store/nodes-repo.js';
 import type { TxChange } from '../store/tx-log.js';
 import type { Logger } from '../log.js';
@@ -14,6 +14,8 @@ import { image, writeTransaction } from './writes.js';
 /** How long a soft delete (or any curation) stays reversible (seed 001: 30 days). */
 export const RECOVERY_WINDOW_DAYS = 30;
 export const RECOVERY_WINDOW_MS = RECOVERY_WINDOW_DAYS * 24 * 60 * 60 * 1000;
+/** How often (at most, per process, after a forget) vectors kept past the window are dropped. */
+const SWEEP_EVERY_MS = 60 * 60 * 1000;
 
 export const DOMAINS = ['Code', 'Medical', 'Legal', 'Creative', 'Research', 'General'] as const;
 export const FORGET_REASONS = ['obsolete', 'duplicate', 'incorrect', 'user_requested', 'semantic_cancer'] as const;
@@ -92,7 +94,7 @@ export async function curate<T>(
   return { txId: committed.txId, reversalHash: committed.txId ? hash : null, result: committed.result };
 }
 
-/** Soft-deletes the live edges of nodes and withdraws the nodes' vectors, logging each edge. */
+/** Soft-deletes the live edges of nodes and withdraws the nodes' vectors (kept for a restore: db/150), logging each edge. */
 export async function tombstoneEdgesAndVectors(tx: Queryable, nodes: readonly NodeRecord[], log: (c: TxChange) => void): Promise<number> {
   const ids = nodes.map((n) => n.id);
   const before = await lockLiveEdgesOfNodes(tx, ids);
@@ -117,6 +119,8 @@ export async function tombstoneEdgesAndVectors(tx: Queryable, nodes: readonly No
  * restore, plus the tombstone listing. Each write is one logged transaction with a reversal hash.
  */
 export class CurationService {
+  private lastSweep = Number.NEGATIVE_INFINITY;
+
   constructor(
     private readonly deps: {
       db: Db;
@@ -218,12 +222,27 @@ export class CurationService {
       },
       { reversible: opts.soft },
     );
+    if (opts.soft && this.deps.clock.now().getTime() - this.lastSweep >= SWEEP_EVERY_MS) {
+      // Off the answer's path: kept vectors past the window only take space.
+      void this.sweepKept().catch((err) => this.deps.logger?.warn({ err }, 'sweep of kept vectors failed'));
+    }
     return this.logged(opts.soft ? 'forget' : 'purge', [id], forgotten);
   }
 
   /**
+   * Drops the vectors kept for restoring soft-deleted nodes (db/150) once the recovery window
+   * is over: restore_from_hash refuses them then. Answers how many vectors went.
+   */
+  async sweepKept(): Promise<number> {
+    const now = this.deps.clock.now().getTime();
+    this.lastSweep = now;
+    return sweepRetainedEmbeddings(this.deps.db, new Date(now - RECOVERY_WINDOW_MS));
+  }
+
+  /**
    * Reverts the curation transaction a reversal hash names: every node and edge it touched goes
-   * back to its exact prior image, and restored nodes are re-embedded in every space.
+   * back to its exact prior image, and restored nodes are re-indexed in every space from the
+   * vectors kept when they were deleted (re-embedded only when none were kept).
    */
   async restore(hash: string, meta: CurationMeta): Promise<RestoreResult> {
     const rev = await reversalByHash(this.deps.db, hash);
@@ -242,8 +261,9 @@ export class CurationService {
         reverted_by: rev.reverted_by,
       });
     }
-    // Restored nodes are keyword-searchable when this answers; their dense vectors (retracted with
-    // the tombstone) are re-embedded by the job, which waiting for cost most of a restore (NFR-001).
+    // Restored nodes get their kept vectors back (the indexes take them before this answers); a
+    // node deleted while it still owed vectors is re-embedded instead, keyword vectors first, and
+    // its dense vectors land through the job (waiting for them cost most of a restore, NFR-001).
     const undone = await this.deps.history.undo({ txId: rev.tx_id, rationale: meta.rationale ?? `restore_from_hash ${hash}` }, meta.actor, false);
     const { txId, entities, vectors } = undone;
     return this.logged('restore', rev.node_ids, { txId, revertedTxId: rev.tx_id, op: rev.op, operatedAt: rev.created_at, entities, vectors });

@@ -5,7 +5,7 @@ import { enqueueJob } from '../jobs/define.js';
 import type { JobHandle, JobQueue } from '../jobs/queue.js';
 import type { Logger } from '../log.js';
 import type { Db } from '../store/db.js';
-import { writeEmbeddings } from '../store/embeddings-repo.js';
+import { writeEmbeddings, type EmbeddingWrite } from '../store/embeddings-repo.js';
 import { nodesByNid } from '../store/nodes-repo.js';
 import { embedJob, embedJobId, embeddingText, enqueueFingerprints } from './embedding.js';
 import { enqueueLinks } from './navigation/link-job.js';
@@ -47,10 +47,13 @@ export class EmbeddingScheduler {
    * (bounded) so the next query sees the vectors. A failure here only delays embedding (the
    * outbox dispatcher retries), so it never turns an acknowledged write into an error.
    */
-  async schedule(nodes: ReadonlyArray<{ nid: number; version: number; id: string }>, opts: { wait?: boolean } = {}): Promise<ScheduledEmbedding> {
+  async schedule(nodes: ReadonlyArray<{ nid: number; version: number; id: string }>, opts: { wait?: boolean; keywordWritten?: boolean } = {}): Promise<ScheduledEmbedding> {
     if (nodes.length === 0) return { searchable: true, keywordSearchable: true, jobId: null };
     const nids = nodes.map((n) => n.nid);
     let jobId: string | null = null;
+    // The caller wrote the keyword vectors with its rows (`keywordVectors`): the indexes take them
+    // before the job is queued, so the answer never waits behind the job on the connection.
+    const keyword = opts.keywordWritten && opts.wait === false ? await this.refresh().catch(() => false) : null;
     try {
       const handle = await enqueueJob(this.deps.queue, embedJob, { nids }, { jobId: embedJobId(nids, nodes.map((n) => n.version).join('.')) });
       jobId = handle.id;
@@ -64,7 +67,20 @@ export class EmbeddingScheduler {
     } catch (err) {
       this.deps.logger.warn({ err, ids: nodes.map((n) => n.id) }, 'embedding not ready in time; it continues in the background');
     }
-    return { searchable: false, keywordSearchable: await this.writeKeywordVectors(nids), jobId };
+    return { searchable: false, keywordSearchable: keyword ?? (await this.writeKeywordVectors(nids)), jobId };
+  }
+
+  /**
+   * Keyword (E13) vectors for nodes a writer is about to commit, so it stores them in its own
+   * transaction and schedules with `keywordWritten` (no second transaction, no read-back);
+   * empty without a keyword encoder or indexes in this process.
+   */
+  async keywordVectors(nodes: ReadonlyArray<{ nid: number; topic: string | null; content: string }>): Promise<EmbeddingWrite[]> {
+    const { embedder, indexSync } = this.deps;
+    const encoder = embedder?.encoders().find((e) => e.space === LEXICAL_SPACE);
+    if (!embedder || !encoder || !indexSync || nodes.length === 0) return [];
+    const vectors = (await embedder.embed(nodes.map(embeddingText), [LEXICAL_SPACE])).get(LEXICAL_SPACE) ?? [];
+    return nodes.flatMap((n, i) => (vectors[i] ? [{ nid: n.nid, space: LEXICAL_SPACE, modelId: encoder.modelId, vector: vectors[i] }] : []));
   }
 
   /**
@@ -94,6 +110,21 @@ export class EmbeddingScheduler {
     const handles: JobHandle[] = [];
     for (const projectId of new Set(projectIds)) handles.push(await enqueueFingerprints(this.deps.queue, projectId));
     return handles;
+  }
+
+  /**
+   * Brings this process's indexes up to the feed (vectors written without a job, such as the
+   * kept vectors a restore puts back); false when this process holds no indexes.
+   */
+  async refresh(): Promise<boolean> {
+    if (!this.deps.indexSync) return false;
+    await this.deps.indexSync.pull();
+    return true;
+  }
+
+  /** The model id of each space this process embeds with (empty without an embedder). */
+  activeModels(): Map<string, string> {
+    return new Map((this.deps.embedder?.encoders() ?? []).map((e) => [e.space, e.modelId]));
   }
 
   /** Whether this process runs the jobs it queues (embedded mode): then waiting on a job is bounded by this process's own work. */

@@ -2,33 +2,14 @@ import { AppError } from '../errors.js';
 import type { VectorIndexes } from '../index/vector-index.js';
 import type { Logger } from '../log.js';
 import type { Db, Queryable } from '../store/db.js';
-import {
-  changeSummaries,
-  changesOfTxs,
-  edgesByIdForUpdate,
-  entityChangesSince,
-  hardDeleteEdge,
-  hardDeleteNode,
-  listTransactions,
-  markReverted,
-  nodesByIdForUpdate,
-  restoreEdge,
-  restoreNode,
-  revertedBy,
-  txById,
-  unrevertedTxs,
-  type TxChangeRow,
-  type TxRow,
-} from '../store/history-repo.js';
-import { retractEmbeddings } from '../store/embeddings-repo.js';
+import { changeSummaries, listTransactions, markReverted, revertedBy, txById, unrevertedTxs, type TxRow } from '../store/history-repo.js';
 import { advisoryXactLock, LOCKS } from '../store/locks.js';
 import type { NodeRecord } from '../store/nodes-repo.js';
 import { latestTxId, type LoggedEntity } from '../store/tx-log.js';
-import { revertCollection } from './collections.js';
-import { revertSignal } from './signals/undo.js';
 import type { EmbeddingScheduler } from './embedding-scheduler.js';
-import { changeTypeOf, sameImage, state, type ChangeType, type Image } from './images.js';
-import { image, writeTransaction } from './writes.js';
+import { revertTransactions } from './history-revert.js';
+import { changeTypeOf, type ChangeType } from './images.js';
+import { writeTransaction } from './writes.js';
 
 /**
  * Undo / redo model (also in the `undo` tool's description):
@@ -122,7 +103,8 @@ function decodeCursor(s: string): { b: number; m: number } {
 
 export interface HistoryDeps {
   db: Db;
-  embedding?: Pick<EmbeddingScheduler, 'schedule'> | null;
+  /** `refresh` and `activeModels` let a restore put kept vectors back (db/150) instead of re-embedding. */
+  embedding?: (Pick<EmbeddingScheduler, 'schedule'> & Partial<Pick<EmbeddingScheduler, 'refresh' | 'activeModels'>>) | null;
   /** This process's vector indexes: keys of nodes an undo removes are dropped at once. */
   indexes?: Pick<VectorIndexes, 'remove'> | null;
   spaces?: readonly string[];
@@ -145,6 +127,7 @@ export class HistoryService {
     }
     const toEmbed: NodeRecord[] = [];
     const removedNids: number[] = [];
+    const reused: number[] = [];
     const afterRecord = (tx: Queryable, txId: number) => markReverted(tx, targets, txId);
     const committed = await writeTransaction(db, op, { actor, rationale: req.rationale ?? null, afterRecord }, async (tx, log) => {
       // One revert at a time: two concurrent undos must not pick the same transactions.
@@ -174,9 +157,10 @@ export class HistoryService {
         }
       }
       targets = picked.map((t) => t.tx_id).sort((a, b) => a - b);
-      const entities = await this.revert(tx, targets, log, toEmbed, removedNids);
-      return entities;
+      return revertTransactions(tx, targets, log, { toEmbed, removedNids, reused, activeModels: this.deps.embedding?.activeModels?.() ?? new Map() });
     });
+    // Kept vectors are back in the feed: this process's indexes take them before the answer.
+    const refreshed = reused.length > 0 ? ((await this.deps.embedding?.refresh?.()) ?? false) : true;
     const embedded = toEmbed.length > 0 && this.deps.embedding ? await this.deps.embedding.schedule(toEmbed, { wait }) : null;
     if (removedNids.length > 0 && this.deps.indexes) {
       for (const space of this.deps.spaces ?? []) {
@@ -185,120 +169,8 @@ export class HistoryService {
           .catch((err) => this.deps.logger?.warn({ err }, 'index removal after undo failed'));
       }
     }
-    const vectors = { searchable: embedded?.searchable ?? true, keywordSearchable: embedded?.keywordSearchable ?? true };
+    const vectors = { searchable: refreshed && (embedded?.searchable ?? true), keywordSearchable: refreshed && (embedded?.keywordSearchable ?? true) };
     return { txId: committed.txId, op, revertedTxIds: targets, entities: committed.result, vectors };
-  }
-
-  /**
-   * Restores every entity the `txIds` touched to its image before the oldest of them, logging
-   * each as a change. Throws CONFLICT when a later transaction outside the set still holds a change.
-   */
-  private async revert(
-    tx: Queryable,
-    txIds: readonly number[],
-    log: (c: { entity: LoggedEntity; entityId: string; before: unknown; after: unknown }) => void,
-    toEmbed: NodeRecord[],
-    removedNids: number[],
-  ): Promise<RevertedEntity[]> {
-    const set = new Set(txIds);
-    const changes = await changesOfTxs(tx, txIds);
-    // Entities in the order they were last touched, newest first: restores run in reverse order.
-    const order: Array<{ entity: LoggedEntity; entityId: string }> = [];
-    const seen = new Set<string>();
-    for (const c of [...changes].reverse()) {
-      if (!['node', 'edge', 'collection', 'signal'].includes(c.entity)) {
-        throw new AppError('CONFLICT', `Transaction ${c.tx_id} changed a ${c.entity}, which undo cannot restore.`, { tx_id: c.tx_id, entity: c.entity });
-      }
-      const key = `${c.entity}\u0000${c.entity_id}`;
-      if (seen.has(key)) continue;
-      seen.add(key);
-      order.push({ entity: c.entity as LoggedEntity, entityId: c.entity_id });
-    }
-
-    // Lock the live rows first, so no writer changes them between the check and the restore.
-    const nodeIds = order.filter((e) => e.entity === 'node').map((e) => e.entityId);
-    const edgeIds = order.filter((e) => e.entity === 'edge').map((e) => e.entityId);
-    const nodes = new Map((await nodesByIdForUpdate(tx, nodeIds)).map((n) => [n.id, n]));
-    const edges = new Map((await edgesByIdForUpdate(tx, edgeIds)).map((e) => [e.id, e]));
-
-    const minTx = Math.min(...txIds);
-    const history = await entityChangesSince(tx, order, minTx);
-    const byEntity = new Map<string, TxChangeRow[]>();
-    for (const c of history) {
-      const key = `${c.entity}\u0000${c.entity_id}`;
-      const list = byEntity.get(key) ?? [];
-      list.push(c);
-      byEntity.set(key, list);
-    }
-
-    // Check everything before changing anything (all or nothing).
-    const targets: Array<{ entity: LoggedEntity; entityId: string; target: Image | null }> = [];
-    for (const e of order) {
-      const chain = byEntity.get(`${e.entity}\u0000${e.entityId}`) ?? [];
-      const last = chain[chain.length - 1];
-      let expected: Image | null = last ? last.after : null;
-      const inSet = [...new Set(chain.filter((c) => set.has(c.tx_id)).map((c) => c.tx_id))].sort((a, b) => b - a);
-      for (const x of inSet) {
-        const ofX = chain.filter((c) => c.tx_id === x);
-        const afterX = ofX[ofX.length - 1]!.after;
-        if (!sameImage(expected, afterX)) {
-          const later = chain.filter((c) => c.tx_id > x && !set.has(c.tx_id)).map((c) => c.tx_id);
-          const culprit = later.length ? Math.max(...later) : null;
-          throw new AppError(
-            'CONFLICT',
-            `Cannot revert transaction ${x}: ${e.entity} ${e.entityId} was changed later by transaction ${culprit ?? '(unknown)'}, which is not being reverted. Revert that one first or include it.`,
-            { tx_id: x, entity: e.entity, entity_id: e.entityId, conflicting_tx_id: culprit },
-          );
-        }
-        expected = ofX[0]!.before;
-      }
-      targets.push({ ...e, target: expected });
-    }
-
-    const out: RevertedEntity[] = [];
-    const retract: number[] = [];
-    for (const t of targets) {
-      if (t.entity === 'node') {
-        const current = nodes.get(t.entityId) ?? null;
-        const before = current ? (image(current) as unknown as Image) : null;
-        let after: Image | null = null;
-        if (t.target === null) {
-          if (current) {
-            if (current.deleted_at === null) removedNids.push(current.nid);
-            await hardDeleteNode(tx, t.entityId);
-          }
-        } else {
-          const restored = await restoreNode(tx, t.target, current !== null);
-          after = image(restored) as unknown as Image;
-          const wasLive = current !== null && current.deleted_at === null;
-          const isLive = restored.deleted_at === null;
-          if (wasLive && !isLive) retract.push(restored.nid);
-          if (isLive && (!wasLive || current!.content !== restored.content || current!.topic !== restored.topic)) toEmbed.push(restored);
-        }
-        if (before === null && after === null) continue;
-        log({ entity: 'node', entityId: t.entityId, before, after });
-        out.push({ entity: 'node', entity_id: t.entityId, change_type: changeTypeOf(state(before), state(after)) });
-      } else if (t.entity === 'collection' || t.entity === 'signal') {
-        const { before, after } = await (t.entity === 'collection' ? revertCollection : revertSignal)(tx, t.entityId, t.target);
-        if (before === null && after === null) continue;
-        log({ entity: t.entity, entityId: t.entityId, before, after });
-        out.push({ entity: t.entity, entity_id: t.entityId, change_type: changeTypeOf(state(before), state(after)) });
-      } else {
-        const current = edges.get(t.entityId) ?? null;
-        const before = current ? (image(current) as unknown as Image) : null;
-        let after: Image | null = null;
-        if (t.target === null) {
-          if (current) await hardDeleteEdge(tx, t.entityId);
-        } else {
-          after = image(await restoreEdge(tx, t.target)) as unknown as Image;
-        }
-        if (before === null && after === null) continue;
-        log({ entity: 'edge', entityId: t.entityId, before, after });
-        out.push({ entity: 'edge', entity_id: t.entityId, change_type: changeTypeOf(state(before), state(after)) });
-      }
-    }
-    await retractEmbeddings(tx, retract);
-    return out;
   }
 
   /** Pages through transactions, newest first; the cursor is a keyset on tx_id, stable under writes. */
@@ -345,6 +217,3 @@ export class HistoryService {
     };
   }
 }
-
-// ---------------------------------------------------------------------------------------------
-// as-of reads, for every reader that accepts `as_of_tx_id`

@@ -4,9 +4,9 @@ import type { Embedder } from '../embed/embedder.js';
 import { AppError } from '../errors.js';
 import { defineJob, type JobHandlerContext } from '../jobs/define.js';
 import type { Db } from '../store/db.js';
-import { repointEdges, tombstoneNode, vectorsOf } from '../store/curation-repo.js';
+import { repointEdges, tombstoneNodes, vectorsOf } from '../store/curation-repo.js';
 import { insertEdge, lockLiveEdgesOfNodes, softDeleteEdges } from '../store/edges-repo.js';
-import { retractEmbeddings } from '../store/embeddings-repo.js';
+import { retractEmbeddings, type EmbeddingWrite } from '../store/embeddings-repo.js';
 import { insertNode, liveNodesById, lockNodesById, type NodeRecord } from '../store/nodes-repo.js';
 import { curate, nodeNotFound, type Curated } from './curation.js';
 import { embedJob, embeddingText } from './embedding.js';
@@ -131,11 +131,18 @@ function mergedContent(nodes: readonly NodeRecord[], req: MergeRequest): { conte
  * re-points their edges, and records it all as one transaction with a reversal hash.
  */
 export async function performMerge(
-  deps: { db: Db; embedder: Pick<Embedder, 'embed'> },
+  deps: {
+    db: Db;
+    embedder: Pick<Embedder, 'embed'>;
+    /** The merged node's keyword vectors, written in the merge's transaction (nid filled in there). */
+    keyword?: (node: { nid: number; topic: string | null; content: string }) => Promise<EmbeddingWrite[]>;
+  },
   req: MergeRequest,
   report: (phase: string, done: number) => Promise<void> = async () => {},
-): Promise<{ result: MergeResult; merged: NodeRecord }> {
-  const nodes = await loadSources(deps.db, req.source_ids);
+  /** The sources as the caller just read them (live); the transaction locks and checks them again. */
+  loaded?: readonly NodeRecord[],
+): Promise<{ result: MergeResult; merged: NodeRecord; keywordWritten: boolean }> {
+  const nodes = loaded ? [...loaded] : await loadSources(deps.db, req.source_ids);
   await report('sources loaded', 1);
   const minCos = await priorsMinCosine(deps.db, deps.embedder, nodes);
   const incompatible = minCos !== null && minCos < PRIORS_MIN_COSINE;
@@ -157,6 +164,7 @@ export async function performMerge(
   const ids = nodes.map((n) => n.id);
   const mergedId = ulid();
   const top = byImportance(nodes)[0]!;
+  const keyword = (await deps.keyword?.({ nid: 0, topic: req.target_name, content })) ?? [];
   const committed: Curated<{ merged: NodeRecord; repointed: number; dropped: number; relational: number }> = await curate(
     deps.db,
     'merge',
@@ -177,10 +185,8 @@ export async function performMerge(
         content_hash: contentHash(content),
       });
       log({ entity: 'node', entityId: mergedId, before: null, after: image(merged) });
-      for (const old of locked) {
-        const row = await tombstoneNode(tx, old.id, { merged_into: mergedId, tombstone: { reason: 'merged', rationale: req.rationale } });
-        log({ entity: 'node', entityId: old.id, before: image(old), after: image(row) });
-      }
+      const tombstoned = new Map((await tombstoneNodes(tx, ids, { merged_into: mergedId, tombstone: { reason: 'merged', rationale: req.rationale } })).map((n) => [n.id, n]));
+      for (const old of locked) log({ entity: 'node', entityId: old.id, before: image(old), after: image(tombstoned.get(old.id)!) });
       const edges = await lockLiveEdgesOfNodes(tx, ids);
       const inside = edges.filter((e) => ids.includes(e.src) && ids.includes(e.dst));
       const outside = edges.filter((e) => !inside.includes(e));
@@ -218,6 +224,7 @@ export async function performMerge(
       await retractEmbeddings(
         tx,
         locked.map((n) => n.nid),
+        keyword.map((w) => ({ ...w, nid: merged.nid })),
       );
       return { nodeIds: [mergedId, ...ids], result: { merged, repointed: repointed.length, dropped: dropped.length, relational } };
     },
@@ -226,6 +233,7 @@ export async function performMerge(
   const r = committed.result;
   return {
     merged: r.merged,
+    keywordWritten: keyword.length > 0,
     result: {
       merged_id: mergedId,
       tx_id: committed.txId,
@@ -266,7 +274,13 @@ export const mergeJob = defineJob({
 
 /** Merges that are small enough to answer at once; large ones go through mergeJob. */
 export class MergeService {
-  constructor(private readonly deps: { db: Db; embedder: Pick<Embedder, 'embed'>; embedding: Pick<EmbeddingScheduler, 'schedule'> | null }) {}
+  constructor(
+    private readonly deps: {
+      db: Db;
+      embedder: Pick<Embedder, 'embed'>;
+      embedding: (Pick<EmbeddingScheduler, 'schedule'> & Partial<Pick<EmbeddingScheduler, 'keywordVectors'>>) | null;
+    },
+  ) {}
 
   /** The live sources (NODE_NOT_FOUND otherwise) and whether the merge should run as a job. */
   async prepare(ids: readonly string[]): Promise<{ sources: NodeRecord[]; large: boolean }> {
@@ -284,15 +298,18 @@ export class MergeService {
   }
 
   /**
-   * Answers once the merge is committed and the merged node's keyword vector is written (keyword
-   * search finds it at once); its dense vectors land through the embed job, as `store` reports
+   * Answers once the merge is committed with the merged node's keyword vector (keyword search
+   * finds it at once; `sources` are the live sources `prepare` read); its dense vectors land
+   * through the embed job, as `store` reports
    * with `searchable: false`. Waiting for them cost most of a merge's latency (seed 001 NFR-001:
    * curation p95 < 100 ms), and an undo in between is safe: the job skips a tombstoned node and
    * search drops any vector of a deleted one.
    */
-  async merge(req: MergeRequest): Promise<MergeResult & { searchable: boolean; keyword_searchable: boolean }> {
-    const { result, merged } = await performMerge(this.deps, req);
-    const scheduled = await this.deps.embedding?.schedule([merged], { wait: false });
+  async merge(req: MergeRequest, sources?: readonly NodeRecord[]): Promise<MergeResult & { searchable: boolean; keyword_searchable: boolean }> {
+    const scheduler = this.deps.embedding;
+    const keyword = scheduler?.keywordVectors ? (node: { nid: number; topic: string | null; content: string }) => scheduler.keywordVectors!([node]) : undefined;
+    const { result, merged, keywordWritten } = await performMerge({ ...this.deps, ...(keyword ? { keyword } : {}) }, req, undefined, sources);
+    const scheduled = await scheduler?.schedule([merged], { wait: false, keywordWritten });
     return { ...result, searchable: scheduled?.searchable ?? false, keyword_searchable: scheduled?.keywordSearchable ?? false };
   }
 }

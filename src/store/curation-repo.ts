@@ -55,6 +55,15 @@ export async function tombstoneNode(q: Queryable, id: string, tombstone: Record<
   return row!;
 }
 
+/** Soft-deletes nodes with the same tombstone (a merge's sources), in one statement. */
+export async function tombstoneNodes(q: Queryable, ids: readonly string[], tombstone: Record<string, unknown>): Promise<NodeRecord[]> {
+  return q.query<NodeRecord & Record<string, unknown>>(
+    `update nodes set deleted_at = now(), updated_at = now(), version = version + 1, metadata = metadata || $2::jsonb
+      where id = any($1::text[]) returning ${NODE_COLUMNS}`,
+    [ids, JSON.stringify(tombstone)],
+  );
+}
+
 /** Removes a node, its vectors and every edge touching it for good (forget with soft_delete false). */
 export async function purgeNode(q: Queryable, id: string): Promise<EdgeRecord[]> {
   const edges = await q.query<EdgeRecord & Record<string, unknown>>(`delete from edges where src = $1 or dst = $1 returning ${EDGE_COLUMNS}`, [id]);
@@ -109,8 +118,11 @@ export async function tombstones(q: Queryable, f: { since: Date; deletedAfter: D
       .join(', ')}, r.hash as reversal_hash, r.reason
        from nodes n
        left join lateral (
-         select rv.hash, rv.reason from reversals rv join transactions t on t.tx_id = rv.tx_id
-          where rv.node_ids @> array[n.id] and t.reverted_by is null order by rv.tx_id desc limit 1
+         -- Each candidate's transaction by its key (a join planned a scan of transactions per row).
+         select rv.hash, rv.reason from reversals rv
+          where rv.node_ids @> array[n.id]
+            and not exists (select 1 from transactions t where t.tx_id = rv.tx_id and t.reverted_by is not null)
+          order by rv.tx_id desc limit 1
        ) r on true
       where n.deleted_at is not null and n.deleted_at >= $1
         and ($2::timestamptz is null or n.deleted_at >= $2)

@@ -63,6 +63,21 @@ export async function writeEmbeddings(db: Db, writes: readonly EmbeddingWrite[])
   // The vectors travel as one bytea parameter sliced per row: PGlite sends a Uint8Array as binary,
   // where hex text per vector cost more main-thread time (encoding, UTF-8 sizing, decoding) than
   // the rest of the statement. Spaces and models go as small lists indexed per row.
+  const rows = await db.transaction(async (tx) => {
+    await tx.query(`select pg_advisory_xact_lock($1)`, [FEED_WRITE_LOCK]);
+    const rows = await upsertVectors(tx, writes, Boolean(listeners?.size));
+    await tx.query(`select pg_notify($1, '')`, [EMBEDDINGS_CHANNEL]);
+    return rows;
+  });
+  if (!listeners?.size || rows.length === 0) return;
+  // A key written twice in one call keeps the last vector, as the upsert did.
+  const vectorOf = new Map(writes.map((w) => [`${w.nid}|${w.space}`, w.vector]));
+  const out = rows.map((r) => ({ feedSeq: Number(r.feed_seq), vector: vectorOf.get(`${Number(r.node_nid)}|${r.space}`)! }));
+  for (const listener of listeners) listener(out);
+}
+
+/** The upsert itself; the caller holds FEED_WRITE_LOCK and notifies. */
+async function upsertVectors(tx: Queryable, writes: readonly EmbeddingWrite[], returning: boolean): Promise<Array<{ node_nid: number; space: string; feed_seq: number }>> {
   const spaces = [...new Set(writes.map((w) => w.space))];
   const models = [...new Set(writes.map((w) => w.modelId))];
   const blob = new Uint8Array(writes.reduce((n, w) => n + w.vector.byteLength, 0));
@@ -73,36 +88,26 @@ export async function writeEmbeddings(db: Db, writes: readonly EmbeddingWrite[])
     offsets.push(at + 1);
     at += w.vector.byteLength;
   }
-  const rows = await db.transaction(async (tx) => {
-    await tx.query(`select pg_advisory_xact_lock($1)`, [FEED_WRITE_LOCK]);
-    const rows = await tx.query<{ node_nid: number; space: string; feed_seq: number }>(
-      `insert into embeddings (node_nid, space, model_id, dim, vector)
-       select w.nid, ($5::text[])[w.s], ($6::text[])[w.m], w.dim, substring($7::bytea from w.off for w.len)
-         from unnest($1::bigint[], $2::int[], $3::int[], $4::int[], $8::int[], $9::int[]) as w(nid, s, m, dim, off, len)
-       on conflict (node_nid, space) do update
-         set model_id = excluded.model_id, dim = excluded.dim, vector = excluded.vector,
-             feed_seq = nextval('embedding_feed_seq'), updated_at = now()
-       ${listeners?.size ? 'returning node_nid, space, feed_seq' : ''}`,
-      [
-        writes.map((w) => w.nid),
-        writes.map((w) => spaces.indexOf(w.space) + 1),
-        writes.map((w) => models.indexOf(w.modelId) + 1),
-        writes.map((w) => w.vector.length),
-        spaces,
-        models,
-        blob,
-        offsets,
-        writes.map((w) => w.vector.byteLength),
-      ],
-    );
-    await tx.query(`select pg_notify($1, '')`, [EMBEDDINGS_CHANNEL]);
-    return rows;
-  });
-  if (!listeners?.size || rows.length === 0) return;
-  // A key written twice in one call keeps the last vector, as the upsert did.
-  const vectorOf = new Map(writes.map((w) => [`${w.nid}|${w.space}`, w.vector]));
-  const out = rows.map((r) => ({ feedSeq: Number(r.feed_seq), vector: vectorOf.get(`${Number(r.node_nid)}|${r.space}`)! }));
-  for (const listener of listeners) listener(out);
+  return tx.query<{ node_nid: number; space: string; feed_seq: number }>(
+    `insert into embeddings (node_nid, space, model_id, dim, vector)
+     select w.nid, ($5::text[])[w.s], ($6::text[])[w.m], w.dim, substring($7::bytea from w.off for w.len)
+       from unnest($1::bigint[], $2::int[], $3::int[], $4::int[], $8::int[], $9::int[]) as w(nid, s, m, dim, off, len)
+     on conflict (node_nid, space) do update
+       set model_id = excluded.model_id, dim = excluded.dim, vector = excluded.vector,
+           feed_seq = nextval('embedding_feed_seq'), updated_at = now()
+     ${returning ? 'returning node_nid, space, feed_seq' : ''}`,
+    [
+      writes.map((w) => w.nid),
+      writes.map((w) => spaces.indexOf(w.space) + 1),
+      writes.map((w) => models.indexOf(w.modelId) + 1),
+      writes.map((w) => w.vector.length),
+      spaces,
+      models,
+      blob,
+      offsets,
+      writes.map((w) => w.vector.byteLength),
+    ],
+  );
 }
 
 /**
@@ -123,15 +128,88 @@ export async function readFeed(q: Queryable, afterSeq: number, limit: number, kn
 
 /**
  * Marks the vectors of nodes that were deleted (or un-created by an undo) as removed: the rows
- * stay as feed entries with a null vector, so every index replica drops the keys.
+ * stay as feed entries with a null vector, so every index replica drops the keys. The bytes of
+ * a node that owes no embedding (no outbox row: its vectors match its text) are kept in
+ * `retained_embeddings` (db/150), so a restore puts them back without embedding again; a node
+ * that owes one keeps nothing (and loses what an earlier retraction kept), so it is re-embedded.
+ * `alsoWrite` upserts vectors under the same lock and notification (they reach the replicas
+ * through the feed: nothing is primed).
  */
-export async function retractEmbeddings(tx: Queryable, nids: readonly number[]): Promise<void> {
-  if (nids.length === 0) return;
+export async function retractEmbeddings(tx: Queryable, nids: readonly number[], alsoWrite: readonly EmbeddingWrite[] = []): Promise<void> {
+  if (nids.length === 0 && alsoWrite.length === 0) return;
   await tx.query(`select pg_advisory_xact_lock($1)`, [FEED_WRITE_LOCK]);
-  await tx.query(
-    `update embeddings set vector = null, feed_seq = nextval('embedding_feed_seq'), updated_at = now()
+  // Vectors written in the same transaction (a merged node's keyword vector): one lock, one notification.
+  if (alsoWrite.length > 0) await upsertVectors(tx, alsoWrite, false);
+  // One snapshot for every part: the copy reads the vectors before the update nulls them.
+  if (nids.length > 0) {
+    await tx.query(
+      `with kept as (
+       insert into retained_embeddings (node_nid, space, model_id, dim, vector)
+       select e.node_nid, e.space, e.model_id, e.dim, e.vector from embeddings e
+        where e.node_nid = any($1::bigint[]) and e.vector is not null
+          and not exists (select 1 from embedding_outbox o where o.nid = e.node_nid)
+       on conflict (node_nid, space) do update
+         set model_id = excluded.model_id, dim = excluded.dim, vector = excluded.vector, retained_at = now()
+     ), stale as (
+       delete from retained_embeddings r
+        where r.node_nid = any($1::bigint[]) and exists (select 1 from embedding_outbox o where o.nid = r.node_nid)
+     )
+     update embeddings set vector = null, feed_seq = nextval('embedding_feed_seq'), updated_at = now()
       where node_nid = any($1::bigint[]) and vector is not null`,
-    [nids],
-  );
+      [nids],
+    );
+  }
   await tx.query(`select pg_notify($1, '')`, [EMBEDDINGS_CHANNEL]);
+}
+
+/**
+ * Puts back the kept vectors of restored nodes (`reuse`) as new feed entries, so every index
+ * replica re-adds the keys, and settles their outbox row (the restore's own trigger wrote one):
+ * nothing is embedded again. A node is reused only when what was kept covers every active
+ * space with its active model (`active`, space → model id; empty: whatever was kept); the others,
+ * and the nodes in `drop` (restored with other text), lose what was kept and are the caller's to
+ * re-embed. Answers the reused nids.
+ */
+export async function restoreRetainedEmbeddings(
+  tx: Queryable,
+  reuse: readonly number[],
+  drop: readonly number[],
+  active: ReadonlyMap<string, string> = new Map(),
+): Promise<number[]> {
+  if (reuse.length === 0) {
+    if (drop.length > 0) await tx.query(`delete from retained_embeddings where node_nid = any($1::bigint[])`, [drop]);
+    return [];
+  }
+  await tx.query(`select pg_advisory_xact_lock($1)`, [FEED_WRITE_LOCK]);
+  const rows = await tx.query<{ node_nid: number }>(
+    `with ok as (
+       select r.node_nid from retained_embeddings r
+         left join unnest($3::text[], $4::text[]) as w(space, model_id) on w.space = r.space and w.model_id = r.model_id
+        where r.node_nid = any($1::bigint[])
+        group by r.node_nid
+       having cardinality($3::text[]) = 0 or count(w.space) = cardinality($3::text[])
+     ), taken as (
+       delete from retained_embeddings r using ok where r.node_nid = ok.node_nid
+       returning r.node_nid, r.space, r.model_id, r.dim, r.vector
+     ), put as (
+       update embeddings e set model_id = t.model_id, dim = t.dim, vector = t.vector,
+              feed_seq = nextval('embedding_feed_seq'), updated_at = now()
+         from taken t where e.node_nid = t.node_nid and e.space = t.space and e.vector is null
+     ), settled as (
+       delete from embedding_outbox o using ok where o.nid = ok.node_nid
+     ), dropped as (
+       delete from retained_embeddings r
+        where (r.node_nid = any($2::bigint[]) or r.node_nid = any($1::bigint[])) and not exists (select 1 from ok where ok.node_nid = r.node_nid)
+     )
+     select node_nid from ok`,
+    [reuse, drop, [...active.keys()], [...active.values()]],
+  );
+  if (rows.length > 0) await tx.query(`select pg_notify($1, '')`, [EMBEDDINGS_CHANNEL]);
+  return rows.map((r) => Number(r.node_nid));
+}
+
+/** Drops kept vectors older than `before` (the start of the recovery window): those nodes can no longer be restored. */
+export async function sweepRetainedEmbeddings(q: Queryable, before: Date): Promise<number> {
+  const rows = await q.query(`delete from retained_embeddings where retained_at < $1 returning 1`, [before]);
+  return rows.length;
 }

@@ -6,6 +6,7 @@ import { createApp, type App } from '../../src/app.js';
 import { loadConfig } from '../../src/config.js';
 import { createLogger } from '../../src/log.js';
 import { MERGE_JOB_MIN_SOURCES } from '../../src/services/merge.js';
+import { fromBytes } from '../../src/store/embeddings-repo.js';
 import { tempDir, toolError } from '../helpers/cli.js';
 import { inMemoryClient } from '../helpers/in-memory.js';
 
@@ -64,6 +65,71 @@ describe('curation with a moving clock, MCP sampling and the merge job', () => {
       );
       const restored = await ok(client, 'restore_from_hash', { reversal_hash: forgotten.reversal_hash });
       assert.equal(restored.nodes[0].id, stored.id);
+    } finally {
+      offsetMs = 0;
+    }
+  });
+
+  test('restore_from_hash puts back the exact vectors without embedding again, in every index at once; past the window the sweep drops them', async () => {
+    const client = await connect();
+    const stored = await ok(client, 'store', { content: 'The tide clock in the harbour office runs eleven minutes fast.' });
+    const nid = (await app.db.query<{ nid: number }>(`select nid from nodes where id = $1`, [stored.id]))[0]!.nid;
+    const vectors = async () =>
+      (
+        await app.db.query<{ space: string; model_id: string; vector: Uint8Array | null }>(`select space, model_id, vector from embeddings where node_nid = $1 order by space`, [
+          nid,
+        ])
+      ).map((r) => [r.space, r.model_id, r.vector ? Buffer.from(r.vector).toString('hex') : null]);
+    // Is the key in each space's index? (`among` scores exactly that key, so it answers it only when indexed.)
+    const indexed = async (rows: Array<Array<string | null>>) => {
+      const out: Record<string, boolean> = {};
+      for (const [space, , hex] of rows) {
+        const hits = await app.indexes.search(space as never, fromBytes(Buffer.from(hex!, 'hex')), 1, { among: [nid] });
+        out[space!] = hits.some((h) => h.key === nid);
+      }
+      return out;
+    };
+    const before = await vectors();
+    assert.ok(before.length >= 3 && before.every((v) => v[2] !== null), `embedded in every space: ${before.map((v) => v[0]).join(',')}`);
+    // Found by its own vector in each space where that finds anything (not E11 here: no entities).
+    const everywhere = await indexed(before);
+    assert.ok(everywhere.E1 && everywhere.E13 && Object.values(everywhere).filter(Boolean).length >= 3, JSON.stringify(everywhere));
+
+    const forgotten = await ok(client, 'forget_concept', { node_id: stored.id, reason: 'obsolete', rationale: 'the tide clock was repaired' });
+    assert.ok(
+      (await vectors()).every((v) => v[2] === null),
+      'retracted from the feed',
+    );
+    await app.indexSync.pull(); // forget answers before the replicas drop the keys (search skips deleted nodes meanwhile)
+    assert.deepEqual(await indexed(before), Object.fromEntries(before.map((v) => [v[0], false])), 'out of every index');
+
+    let embedCalls = 0;
+    const embed = app.embedder.embed.bind(app.embedder);
+    app.embedder.embed = (...a: Parameters<typeof embed>) => (embedCalls++, embed(...a));
+    try {
+      const restored = await ok(client, 'restore_from_hash', { reversal_hash: forgotten.reversal_hash });
+      assert.equal(restored.searchable, true);
+      assert.deepEqual(await indexed(before), everywhere, 'back in every index when restore answers');
+      assert.equal(embedCalls, 0, 'nothing embedded');
+    } finally {
+      app.embedder.embed = embed;
+    }
+    assert.deepEqual(await vectors(), before, 'the same vectors, byte for byte');
+    assert.equal((await app.db.query(`select 1 from embedding_outbox where nid = $1`, [nid])).length, 0, 'no embedding owed');
+    const hits = await ok(client, 'search', { query_text: 'tide clock harbour office', score_threshold: 0 });
+    assert.equal(hits.hits[0].id, stored.id);
+
+    // Kept again by a second forget; once the window is over the sweep drops them.
+    await ok(client, 'forget_concept', { node_id: stored.id, reason: 'obsolete', rationale: 'the tide clock was repaired again' });
+    const kept = async () => (await app.db.query(`select 1 from retained_embeddings where node_nid = $1`, [nid])).length;
+    assert.equal(await kept(), before.length);
+    offsetMs = 29 * DAY;
+    try {
+      await app.services.curation.sweepKept();
+      assert.equal(await kept(), before.length, 'inside the window: kept');
+      offsetMs = 31 * DAY;
+      assert.ok((await app.services.curation.sweepKept()) >= before.length);
+      assert.equal(await kept(), 0, 'past the window: dropped');
     } finally {
       offsetMs = 0;
     }

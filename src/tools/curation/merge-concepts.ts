@@ -74,7 +74,7 @@ Advanced: {"source_node_ids": ["[node_0190f3a2c4e5b6d7e8f9a0b1c2d3e4f5]", "0190f
       result = ran as z.output<typeof mergeResult>;
       await ctx.services.merge.settle(result.merged_id);
     } else {
-      const { searchable: all, keyword_searchable: keyword, ...merged } = await ctx.services.merge.merge(req);
+      const { searchable: all, keyword_searchable: keyword, ...merged } = await ctx.services.merge.merge(req, sources);
       result = merged;
       searchable = { searchable: all, keyword_searchable: keyword };
     }

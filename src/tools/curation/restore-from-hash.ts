@@ -22,7 +22,11 @@ const output = z.object({
   nodes: z.array(citedIdSchema.extend({ change: z.string() })),
   edges_restored: z.number().int(),
   searchable: z.boolean().describe("Restored nodes' vectors are indexed in every space: all search signals find them."),
-  keyword_searchable: z.boolean().describe('Keyword search finds the restored nodes now (their other vectors follow through the embed job).'),
+  keyword_searchable: z
+    .boolean()
+    .describe(
+      'Keyword search finds the restored nodes now (vectors kept at deletion come back at once; a node that had to be re-embedded gets its other vectors through the embed job).',
+    ),
 });
 
 export const restoreFromHashTool = defineTool({
