@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { PGlite, types } from '@electric-sql/pglite';
 import { pg_trgm } from '@electric-sql/pglite/contrib/pg_trgm';
 import type { Db, Queryable, Row } from './db.js';
+import { pgliteTemplate, seedDataDir } from './pglite-template.js';
 import { settleTransactionError, StoreError, translateDbError } from './errors.js';
 import type { ExecQueryable } from './migrate.js';
 
@@ -35,11 +36,21 @@ interface TxScope {
  */
 export async function openPglite(dataDir: string | 'memory'): Promise<Db> {
   const dir = dataDir === 'memory' ? undefined : join(dataDir, 'pg');
-  if (dir) await mkdir(dir, { recursive: true });
+  const options = { extensions: { pg_trgm }, parsers, serializers };
   let pg: PGlite;
   try {
-    const options = { extensions: { pg_trgm }, parsers, serializers };
-    pg = dir ? await PGlite.create(dir, options) : await PGlite.create(options);
+    // A new store starts from initdb's result (pglite-template.ts) rather than running initdb here.
+    if (dir) {
+      await seedDataDir(dir);
+      await mkdir(dir, { recursive: true });
+      pg = await PGlite.create(dir, options);
+    } else {
+      const tar = await pgliteTemplate();
+      pg = await PGlite.create({ ...options, ...(tar ? { loadDataDir: new Blob([tar]) } : {}) }).catch((err: unknown) => {
+        if (!tar) throw err;
+        return PGlite.create(options);
+      });
+    }
   } catch (err) {
     throw translateDbError(err);
   }
