@@ -36,7 +36,7 @@ interface TxScope {
  */
 export async function openPglite(dataDir: string | 'memory'): Promise<Db> {
   const dir = dataDir === 'memory' ? undefined : join(dataDir, 'pg');
-  const options = { extensions: { pg_trgm }, parsers, serializers };
+  const options = { extensions: { pg_trgm }, parsers, serializers, startParams: START_PARAMS };
   let pg: PGlite;
   try {
     // A new store starts from initdb's result (pglite-template.ts) rather than running initdb here.
@@ -56,6 +56,14 @@ export async function openPglite(dataDir: string | 'memory'): Promise<Db> {
   }
   return new PgliteDb(pg);
 }
+
+/**
+ * PGlite's own start parameters (its `defaultStartParams`, 0.5.x) plus smaller buffers: one
+ * embedded user does not need Postgres' 128 MB of shared buffers, which the WASM heap keeps
+ * resident once touched (issue 15: idle RSS). Pages beyond them are read through the kernel's
+ * page cache (the data directory is real files).
+ */
+const START_PARAMS = [...PGlite.defaultStartParams, ...['shared_buffers=16MB', 'wal_buffers=1MB'].flatMap((s) => ['-c', s])];
 
 class PgliteDb implements Db {
   readonly driver = 'pglite' as const;
