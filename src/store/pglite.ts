@@ -1,6 +1,7 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
 import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
+import v8 from 'node:v8';
 import { PGlite, types } from '@electric-sql/pglite';
 import { pg_trgm } from '@electric-sql/pglite/contrib/pg_trgm';
 import type { Db, Queryable, Row } from './db.js';
@@ -36,6 +37,7 @@ interface TxScope {
  */
 export async function openPglite(dataDir: string | 'memory'): Promise<Db> {
   const dir = dataDir === 'memory' ? undefined : join(dataDir, 'pg');
+  if (process.env.CONTEXT_GRAPH_PGLITE_TIER_UP !== 'on') baselineWasmOnly();
   const options = { extensions: { pg_trgm }, parsers, serializers, startParams: START_PARAMS };
   let pg: PGlite;
   try {
@@ -64,6 +66,19 @@ export async function openPglite(dataDir: string | 'memory'): Promise<Db> {
  * page cache (the data directory is real files).
  */
 const START_PARAMS = [...PGlite.defaultStartParams, ...['shared_buffers=16MB', 'wal_buffers=1MB'].flatMap((s) => ['-c', s])];
+
+/**
+ * V8 compiles PGlite's WebAssembly with Liftoff, then recompiles hot functions with TurboFan on
+ * background threads, whose malloc arenas stay resident for the life of the process (issue 15:
+ * serve idle RSS ~60 MiB). Liftoff only, one compile thread: no measured CPU cost per search or
+ * store at 10k memories, less CPU for short-lived processes (bench/results/2026-11-27-footprint).
+ * Process-wide and one-way; it only concerns WebAssembly, and PGlite is the only WebAssembly here
+ * (onnxruntime and USearch are native). `CONTEXT_GRAPH_PGLITE_TIER_UP=on` keeps V8's default.
+ */
+function baselineWasmOnly(): void {
+  v8.setFlagsFromString('--liftoff-only');
+  v8.setFlagsFromString('--wasm-num-compilation-tasks=1');
+}
 
 class PgliteDb implements Db {
   readonly driver = 'pglite' as const;
