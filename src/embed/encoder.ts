@@ -32,7 +32,13 @@ export type E1Config =
   | { provider: 'model-free' }
   /** The bundled static GloVe model (assets/e1-glove): the default when no model is configured. */
   | { provider: 'glove-static'; modelDir: string }
-  | { provider: 'onnx'; modelDir: string; maxLength?: number; modelId?: string };
+  | { provider: 'onnx'; modelDir: string; maxLength?: number; modelId?: string }
+  /**
+   * E1 known only by its info (read from the model's config.json): the main thread builds the
+   * encoders with it to learn every space's dim and model id without loading a model; such an
+   * E1 cannot encode.
+   */
+  | { provider: 'described'; info: EncoderInfo };
 
 /**
  * What encoder factories may read. Plain data: it travels with every task to the embedding
@@ -49,6 +55,7 @@ export interface EncoderConfig {
 export function encoderConfigKey(config: EncoderConfig): string {
   const { e1 } = config;
   if (e1.provider === 'onnx') return `onnx\u0000${e1.modelDir}\u0000${e1.maxLength ?? ''}`;
+  if (e1.provider === 'described') return `described\u0000${e1.info.modelId}`;
   return e1.provider === 'glove-static' ? `glove\u0000${e1.modelDir}` : 'model-free';
 }
 

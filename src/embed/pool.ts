@@ -1,12 +1,14 @@
+import { readFile } from 'node:fs/promises';
 import { availableParallelism } from 'node:os';
-import { resolve } from 'node:path';
+import { join, resolve } from 'node:path';
 import { Piscina } from 'piscina';
 import type { Logger } from '../log.js';
 import { workerFile } from '../paths.js';
 import type { Embedder } from './embedder.js';
 import { bundledE1ModelDir, hasBundledE1Model } from './bundled.js';
 import type { E1Config, EncodeItem, EncoderConfig } from './encoder.js';
-import { spaceById } from './spaces/registry.js';
+import { checkEncoder } from './spaces/define.js';
+import { implementedSpaces, spaceById } from './spaces/registry.js';
 import type { EncoderInfo, SpaceId } from './types.js';
 
 export type { E1Config, EncoderConfig } from './encoder.js';
@@ -44,11 +46,14 @@ export interface PoolEmbedder extends Embedder {
 const MAX_TEXTS_PER_TASK = 64;
 
 /**
- * Starts the embedding worker pool. Async because one worker builds the encoders before this
- * resolves: that learns dim and model id without loading the model into the main thread (an
- * ONNX model can be hundreds of MB), makes a bad CONTEXT_GRAPH_MODEL_DIR fail at start-up
- * rather than at the first write, and lets every other worker reuse the model id instead of
- * hashing the model file again. `encoders()` then answers from that cached list.
+ * Starts the embedding worker pool. With a configured ONNX model, one worker builds the encoders
+ * before this resolves: that learns dim and model id without loading the model into the main
+ * thread (an ONNX model can be hundreds of MB), makes a bad CONTEXT_GRAPH_MODEL_DIR fail at
+ * start-up rather than at the first write, and lets every other worker reuse the model id
+ * instead of hashing the model file again. The bundled GloVe model and the model-free E1 are
+ * described from their metadata instead (`describeEncoders`), so no worker and no native
+ * runtime is loaded until the first embedding (issue 15: an idle server stays small).
+ * `encoders()` answers from that cached list either way.
  */
 export async function createEmbedder(opts: CreateEmbedderOptions): Promise<PoolEmbedder> {
   const threads = Math.max(1, Math.floor(opts.threads ?? availableParallelism() - 1));
@@ -59,19 +64,19 @@ export async function createEmbedder(opts: CreateEmbedderOptions): Promise<PoolE
       ? { provider: 'glove-static', modelDir: bundledE1ModelDir() }
       : { provider: 'model-free' };
 
-  const pool = new Piscina<EmbedWorkerTask, EmbedWorkerResult>({
-    filename: workerFile('embed'),
-    minThreads: 1,
-    maxThreads: threads,
-    // A respawned worker reloads the ONNX session: keep idle ones around for a while.
-    idleTimeout: 60_000,
-  });
+  // Built on first use: with the bundled GloVe or the model-free E1 no thread and no model exist
+  // until the first embedding (issue 15: an idle server stays small). From then on it is the pool
+  // it always was, one thread kept for the life of the process (a respawned worker reloads the
+  // model: keep idle extra ones around for a while).
+  let pool: Piscina<EmbedWorkerTask, EmbedWorkerResult> | undefined;
+  const started = (): Piscina<EmbedWorkerTask, EmbedWorkerResult> =>
+    (pool ??= new Piscina<EmbedWorkerTask, EmbedWorkerResult>({ filename: workerFile('embed'), minThreads: 1, maxThreads: threads, idleTimeout: 60_000 }));
 
   let encoders: EncoderInfo[];
   try {
-    encoders = (await pool.run({ op: 'info', config: { e1 } })) as EncoderInfo[];
+    encoders = e1.provider === 'onnx' ? ((await started().run({ op: 'info', config: { e1 } })) as EncoderInfo[]) : await describeEncoders(e1);
   } catch (err) {
-    await pool.destroy().catch(() => {});
+    await pool?.destroy().catch(() => {});
     throw err;
   }
   const e1Info = encoders.find((e) => e.space === 'E1');
@@ -102,7 +107,7 @@ export async function createEmbedder(opts: CreateEmbedderOptions): Promise<PoolE
         const task: EmbedWorkerTask = { op: 'embed', config: { e1 }, texts: texts.slice(i, i + perTask), spaces: wanted };
         if (opts.wordWeights) task.wordWeights = { ...opts.wordWeights };
         if (opts.items) task.items = opts.items.slice(i, i + perTask);
-        tasks.push(pool.run(task));
+        tasks.push(started().run(task));
       }
       for (const result of await Promise.all(tasks)) {
         const bySpace = result as Partial<Record<SpaceId, Float32Array[]>>;
@@ -116,7 +121,32 @@ export async function createEmbedder(opts: CreateEmbedderOptions): Promise<PoolE
     async close() {
       if (closed) return;
       closed = true;
-      await pool.destroy();
+      await pool?.destroy();
     },
   };
+}
+
+/**
+ * What the workers' `info` task would answer, built in this thread without loading a model: the
+ * bundled static E1 is described by its config.json (model_id, dim; the worker checks the
+ * files' hashes when it loads them), and every other encoder is model-free and cheap to build.
+ * test/unit/embed-describe.test.ts pins it to what a worker answers.
+ */
+export async function describeEncoders(e1: Exclude<E1Config, { provider: 'onnx' }>): Promise<EncoderInfo[]> {
+  let config: EncoderConfig = { e1 };
+  if (e1.provider === 'glove-static') {
+    // The file name is static-onnx.ts's STATIC_CONFIG_FILE, not imported: that module loads onnxruntime.
+    const path = join(e1.modelDir, 'config.json');
+    const meta = JSON.parse(await readFile(path, 'utf8')) as { model_id?: unknown; dim?: unknown };
+    if (typeof meta.model_id !== 'string' || !Number.isInteger(meta.dim)) throw new Error(`${path} lacks model_id or dim`);
+    config = { e1: { provider: 'described', info: { space: 'E1', modelId: meta.model_id, dim: meta.dim as number, provider: 'glove-static' } } };
+  }
+  const infos: EncoderInfo[] = [];
+  for (const space of implementedSpaces()) {
+    const encoder = await space.encoder!(config);
+    checkEncoder(space, encoder);
+    infos.push({ ...encoder.info });
+    await encoder.close?.();
+  }
+  return infos;
 }

@@ -1,9 +1,11 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
 import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
+import v8 from 'node:v8';
 import { PGlite, types } from '@electric-sql/pglite';
 import { pg_trgm } from '@electric-sql/pglite/contrib/pg_trgm';
 import type { Db, Queryable, Row } from './db.js';
+import { pgliteTemplate, seedDataDir } from './pglite-template.js';
 import { settleTransactionError, StoreError, translateDbError } from './errors.js';
 import type { ExecQueryable } from './migrate.js';
 
@@ -35,15 +37,47 @@ interface TxScope {
  */
 export async function openPglite(dataDir: string | 'memory'): Promise<Db> {
   const dir = dataDir === 'memory' ? undefined : join(dataDir, 'pg');
-  if (dir) await mkdir(dir, { recursive: true });
+  if (process.env.CONTEXT_GRAPH_PGLITE_TIER_UP !== 'on') baselineWasmOnly();
+  const options = { extensions: { pg_trgm }, parsers, serializers, startParams: START_PARAMS };
   let pg: PGlite;
   try {
-    const options = { extensions: { pg_trgm }, parsers, serializers };
-    pg = dir ? await PGlite.create(dir, options) : await PGlite.create(options);
+    // A new store starts from initdb's result (pglite-template.ts) rather than running initdb here.
+    if (dir) {
+      await seedDataDir(dir);
+      await mkdir(dir, { recursive: true });
+      pg = await PGlite.create(dir, options);
+    } else {
+      const tar = await pgliteTemplate();
+      pg = await PGlite.create({ ...options, ...(tar ? { loadDataDir: new Blob([tar]) } : {}) }).catch((err: unknown) => {
+        if (!tar) throw err;
+        return PGlite.create(options);
+      });
+    }
   } catch (err) {
     throw translateDbError(err);
   }
   return new PgliteDb(pg);
+}
+
+/**
+ * PGlite's own start parameters (its `defaultStartParams`, 0.5.x) plus smaller buffers: one
+ * embedded user does not need Postgres' 128 MB of shared buffers, which the WASM heap keeps
+ * resident once touched (issue 15: idle RSS). Pages beyond them are read through the kernel's
+ * page cache (the data directory is real files).
+ */
+const START_PARAMS = [...PGlite.defaultStartParams, ...['shared_buffers=16MB', 'wal_buffers=1MB'].flatMap((s) => ['-c', s])];
+
+/**
+ * V8 compiles PGlite's WebAssembly with Liftoff, then recompiles hot functions with TurboFan on
+ * background threads, whose malloc arenas stay resident for the life of the process (issue 15:
+ * serve idle RSS ~60 MiB). Liftoff only, one compile thread: no measured CPU cost per search or
+ * store at 10k memories, less CPU for short-lived processes (bench/results/2026-11-27-footprint).
+ * Process-wide and one-way; it only concerns WebAssembly, and PGlite is the only WebAssembly here
+ * (onnxruntime and USearch are native). `CONTEXT_GRAPH_PGLITE_TIER_UP=on` keeps V8's default.
+ */
+function baselineWasmOnly(): void {
+  v8.setFlagsFromString('--liftoff-only');
+  v8.setFlagsFromString('--wasm-num-compilation-tasks=1');
 }
 
 class PgliteDb implements Db {

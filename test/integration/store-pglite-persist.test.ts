@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { existsSync } from 'node:fs';
+import { existsSync, readdirSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -7,6 +7,7 @@ import { after, test } from 'node:test';
 import { createLogger } from '../../src/log.js';
 import { openStore } from '../../src/store/open.js';
 import { openPglite } from '../../src/store/pglite.js';
+import { seedDataDir } from '../../src/store/pglite-template.js';
 
 const logger = createLogger('silent');
 let dir: string | undefined;
@@ -44,4 +45,25 @@ test('PGlite data survives close and reopen in the same directory', async () => 
   const [hit] = await third.query<{ n: number }>(`select count(*)::int as n from nodes where content like '%blue drawer%'`);
   assert.equal(hit?.n, 1, 'the rows persisted across reopen and migration');
   await third.close();
+});
+
+// A new store starts from initdb's result kept in the user's cache (issue 15: no initdb, and so
+// no second Postgres instance, in the server's process); an existing one is never touched.
+test('a new data directory is seeded from the initdb template, a used one is left alone', async () => {
+  const parent = await mkdtemp(join(tmpdir(), 'cg-seed-'));
+  try {
+    const pg = join(parent, 'pg');
+    assert.equal(await seedDataDir(pg), true);
+    assert.ok(existsSync(join(pg, 'PG_VERSION')));
+    assert.deepEqual(readdirSync(parent), ['pg'], 'extracted beside it and renamed into place, nothing left over');
+    assert.equal(await seedDataDir(pg), false);
+    const db = await openPglite(parent);
+    try {
+      assert.deepEqual(await db.query(`select current_database() as db`), [{ db: 'postgres' }]);
+    } finally {
+      await db.close();
+    }
+  } finally {
+    await rm(parent, { recursive: true, force: true });
+  }
 });
