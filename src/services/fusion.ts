@@ -96,16 +96,43 @@ export const COSINE_FLOOR = 0.2;
 export const COSINE_FULL = 0.8;
 
 /**
- * How well one hit matches its query, in [0, 1], from raw signal values rather than ranks
- * within the candidates, so that it can say "nothing here": the best of the lexical score as a
- * share of `lexicalScale` (the BM25 of the shortest document holding each query term once, so a
- * hit matching one common word of a rare-worded query stays low) and each dense cosine on the
- * COSINE_FLOOR..COSINE_FULL ramp.
+ * MaxSim (E12, src/index/kinds/multi.ts) is far from 0 for an unrelated memory: every query word
+ * meets its nearest GloVe word among the memory's, and chat turns share names and common words
+ * with most questions. On LoCoMo dev (bench/calibrate-strength.ts, 997 questions × every turn of
+ * their conversation) an unrelated turn's MaxSim has median 0.68 (p95 0.80, p99 0.85), an
+ * evidence turn's 0.82; all query words present score 1. Its ramp runs from this floor to 1: the
+ * floor at which unrelated turns reach the default threshold 0.25 as often as by E1's cosine ramp
+ * (4.7 % vs 4.9 %; evidence turns 56.9 % vs 52.2 %). At 0.6, 39.6 % of unrelated turns would.
  */
-export function matchStrength(signals: FusedHit['signals'], lexical: string, lexicalScale: number): number {
+export const MAXSIM_FLOOR = 0.735;
+
+/**
+ * How one signal's raw score reads as match strength: a BM25 score against the query's own
+ * yardstick (query-weights.ts bm25Scale over that space's live IDFs), or a similarity on a ramp
+ * from `floor` (nothing) to `full` (a sure match). E6 read this way behaves like E13 on LoCoMo dev
+ * (bench/calibrate-strength.ts): unrelated turns reach the default threshold 0.25 in 1.2 % of
+ * cases (E13 0.75 %), evidence turns in 43 % (E13 39 %).
+ */
+export type Yardstick = { kind: 'bm25'; scale: number } | { kind: 'ramp'; floor: number; full: number };
+
+/** Dense cosines (E1 and every other dense space). */
+export const COSINE_RAMP: Yardstick = Object.freeze({ kind: 'ramp', floor: COSINE_FLOOR, full: COSINE_FULL });
+/** Late interaction (E12). */
+export const MAXSIM_RAMP: Yardstick = Object.freeze({ kind: 'ramp', floor: MAXSIM_FLOOR, full: 1 });
+
+/**
+ * How well one hit matches its query, in [0, 1], from raw signal values rather than ranks
+ * within the candidates, so that it can say "nothing here": the best over its signals of each
+ * raw score read by that signal's yardstick (a signal without one is a dense cosine). A BM25
+ * yardstick is the score of the shortest document holding each query term once, so a hit
+ * matching one common word of a rare-worded query stays low; the same holds for E6, whose
+ * expansions post fractional terms.
+ */
+export function matchStrength(signals: FusedHit['signals'], yardsticks: Readonly<Record<string, Yardstick>>): number {
   let best = 0;
   for (const [name, s] of Object.entries(signals)) {
-    const strength = name === lexical ? (lexicalScale > 0 ? s.score / lexicalScale : 0) : (s.score - COSINE_FLOOR) / (COSINE_FULL - COSINE_FLOOR);
+    const y = yardsticks[name] ?? COSINE_RAMP;
+    const strength = y.kind === 'bm25' ? (y.scale > 0 ? s.score / y.scale : 0) : (s.score - y.floor) / (y.full - y.floor);
     best = Math.max(best, Math.min(1, strength));
   }
   return best;

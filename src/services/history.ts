@@ -122,7 +122,7 @@ function decodeCursor(s: string): { b: number; m: number } {
 
 export interface HistoryDeps {
   db: Db;
-  embedding?: Pick<EmbeddingScheduler, 'schedule'> | null;
+  embedding?: (Pick<EmbeddingScheduler, 'schedule'> & Partial<Pick<EmbeddingScheduler, 'graphChanged'>>) | null;
   /** This process's vector indexes: keys of nodes an undo removes are dropped at once. */
   indexes?: Pick<VectorIndexes, 'remove'> | null;
   spaces?: readonly string[];
@@ -178,6 +178,9 @@ export class HistoryService {
       return entities;
     });
     const embedded = toEmbed.length > 0 && this.deps.embedding ? await this.deps.embedding.schedule(toEmbed, { wait }) : null;
+    // Edges the revert deleted or brought back move their ends' E8 vectors; restored nodes are
+    // re-embedded above, and the embed job recomputes their neighbourhood itself.
+    await this.deps.embedding?.graphChanged?.(committed.changes, new Set(toEmbed.map((n) => n.id)));
     if (removedNids.length > 0 && this.deps.indexes) {
       for (const space of this.deps.spaces ?? []) {
         await this.deps.indexes

@@ -292,6 +292,9 @@ export class MergeService {
    */
   async merge(req: MergeRequest): Promise<MergeResult & { searchable: boolean; keyword_searchable: boolean }> {
     const { result, merged } = await performMerge(this.deps, req);
+    // Every re-pointed edge now ends at the merged node (the dropped ones joined two sources, both
+    // tombstoned): its embed job recomputes the E8 vectors of it and its neighbours
+    // (graphNeighbourhoodOf), so the merge needs no graph-embed job of its own.
     const scheduled = await this.deps.embedding?.schedule([merged], { wait: false });
     return { ...result, searchable: scheduled?.searchable ?? false, keyword_searchable: scheduled?.keywordSearchable ?? false };
   }
