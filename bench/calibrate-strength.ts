@@ -27,7 +27,7 @@ const THRESHOLD = 0.25;
 const SPACES: SpaceId[] = ['E1', 'E6', 'E12', 'E13'];
 
 const { values } = parseArgs({ options: { locomo: { type: 'string', default: '../shared/data/locomo-dev.json' } } });
-const { samples } = await readLocomo(values.locomo!);
+const { samples } = await readLocomo(values.locomo);
 const logger = createLogger('silent');
 const embedder = await createEmbedder({ logger, threads: 1 });
 const indexes = createVectorIndexes();

@@ -65,13 +65,15 @@ describe('signals: Kuramoto sync, neuromodulation, calibration, steering', () =>
     }
     assert.equal((await ok('get_kuramoto_sync', {})).pending_retrievals, 24);
 
-    // Weak coupling: a space that disagrees cannot be held and drifts.
-    const step = await ok('adjust_coupling', { coupling: 0.1, rationale: 'let disagreeing spaces drift for the test' });
+    // Weak coupling: a space that disagrees cannot be held and drifts. (With E6 and E12 fused
+    // too, the fused ranking leans less on any one space, so E1 disagrees less than it did beside
+    // BM25 alone: K 0.05 rather than 0.1 lets it drift.)
+    const step = await ok('adjust_coupling', { coupling: 0.05, rationale: 'let disagreeing spaces drift for the test' });
     assert.equal(step.status, 'done');
     assert.equal(step.previous_coupling, 0.6);
     assert.equal(step.retrievals_stepped, 24);
     const synced = await ok('get_kuramoto_sync', {});
-    assert.equal(synced.coupling, 0.1);
+    assert.equal(synced.coupling, 0.05);
     assert.equal(synced.pending_retrievals, 0);
     // Every fused (weighted) space has evidence, and only those.
     const withPhase = synced.oscillators.filter((o: any) => o.phase !== null);
@@ -252,7 +254,7 @@ describe('signals: Kuramoto sync, neuromodulation, calibration, steering', () =>
       'calibration/score_threshold/recalibration',
     ])
       assert.ok(targets.has(t), t);
-    const coupling = s.changes.find((c: any) => c.target === 'coupling' && c.after === 0.1);
+    const coupling = s.changes.find((c: any) => c.target === 'coupling' && c.after === 0.05);
     assert.equal(coupling.before, 0.6);
     assert.equal(coupling.rationale, 'let disagreeing spaces drift for the test');
     assert.equal(s.state.score_threshold, (await ok('get_threshold_status', {})).thresholds[0].value);

@@ -47,7 +47,7 @@ describe('spaces E6 (expansion), E8 (graph) and E12 (late interaction)', () => {
     assert.ok(own.hits[0]!.signals.E6!.score > e6.hits[0].signals.E6!.score);
   });
 
-  test('E8: after relate, a node’s graph vector moves toward its neighbour’s meaning', async () => {
+  test('E8: after relate, a node’s graph vector moves toward its neighbour’s meaning, and back once the edge is removed', async () => {
     const a = await store('The billing service runs on Kubernetes in the Frankfurt region.', 'e8');
     const b = await store('Grandma bakes an apple pie with cinnamon every Sunday.', 'e8');
     const e1 = await vectorsOf(app.db, 'E1', [a.nid, b.nid]);
