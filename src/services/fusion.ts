@@ -8,6 +8,12 @@ export interface RankedSignal {
   weight: number;
   /** Best first. `score` is the signal's own raw score, reported back untouched. */
   hits: readonly { key: number; score: number }[];
+  /**
+   * The raw score that means "no match" (E12's MaxSim: MAXSIM_FLOOR; default 0): fuseScores scales
+   * a short list from it instead of from 0, so a signal whose unrelated memories score high does
+   * not hand them most of its weight in a small project.
+   */
+  floor?: number;
 }
 
 export interface FusedHit {
@@ -31,7 +37,8 @@ export function fuseRanks(signals: readonly RankedSignal[], k: number = RRF_K): 
 
 /**
  * Weighted sum of normalised scores: lexical (BM25) divided by the query's best BM25, any other
- * signal min-max scaled over its own candidates (from 0 below MIN_MAX_POPULATION of them); a
+ * signal min-max scaled over its own candidates (from its `floor`, else 0, below
+ * MIN_MAX_POPULATION of them); a
  * signal that did not list a key adds 0. Raw
  * scores keep the strength of a match that ranks throw away: on LoCoMo (bench --parts locomo)
  * BM25 + GloVe E1 fused this way beat the same pair under RRF at every k (research note, §5.1).
@@ -47,10 +54,15 @@ export function fuseScores(signals: readonly RankedSignal[], lexical: string): F
     const max = Math.max(...scores);
     // Min-max needs a population: over a handful of candidates (a small project) it would make
     // the weaker of two near-equal matches worth nothing, so short lists are scaled from 0.
-    const min = signal.name === lexical || scores.length < MIN_MAX_POPULATION ? 0 : Math.min(...scores);
+    // A short list is scaled from the signal's "no match" level (0 but for MaxSim), so a MaxSim of
+    // 0.55 (an unrelated memory) is worth nothing there rather than most of the best one's credit.
+    const floor = signal.floor ?? 0;
+    const short = scores.length < MIN_MAX_POPULATION;
+    const min = signal.name === lexical ? 0 : short ? floor : Math.min(...scores);
     const span = max - min;
-    // One candidate alone (or all equal) is that signal's best: full credit.
-    return (score) => signal.weight * (span > 0 ? Math.max(0, (score - min) / span) : 1);
+    // Nothing above the floor: no credit. One candidate alone (or all equal) is that signal's best: full credit.
+    const flat = short && floor > 0 && max <= floor ? 0 : 1;
+    return (score) => signal.weight * (span > 0 ? Math.max(0, (score - min) / span) : flat);
   });
   const fused = [...byKey.entries()].map(([key, e]) => ({ key, score: totalWeight > 0 ? e.raw / totalWeight : 0, signals: e.signals }));
   fused.sort((a, b) => b.score - a.score || a.key - b.key);

@@ -8,7 +8,7 @@ import type { Db } from '../store/db.js';
 import { nodesByNid, type NodeRecord } from '../store/nodes-repo.js';
 import { filteredCandidates, hasFacetFilters, type SearchFilters, type SignalQuery } from './candidates.js';
 import { cueFactor, isWhenQuestion, questionWords, withNeighbours } from './context-ranking.js';
-import { fuseScores, matchStrength, MAXSIM_RAMP, type Yardstick } from './fusion.js';
+import { fuseScores, matchStrength, MAXSIM_FLOOR, MAXSIM_RAMP, type RankedSignal, type Yardstick } from './fusion.js';
 import { mmrOrder } from './mmr.js';
 import { bm25Scale, queryTermStats } from './query-weights.js';
 
@@ -205,7 +205,7 @@ export class SearchService {
     const { lists } = await filteredCandidates({ db: this.deps.db, indexes: early?.indexes ?? this.deps.indexes }, generators, q, want);
     const steps = signals.length + 1;
     for (const [i, s] of generators.entries()) await q.onProgress?.(i + 1, steps, `${s.name}: ${lists[i]!.length} candidates`);
-    const ranked0 = generators.map((s, i) => ({ name: s.name, weight: weights[s.name] ?? 0, hits: lists[i]!.map((h) => ({ key: h.key, score: h.similarity })) }));
+    const ranked0: RankedSignal[] = generators.map((s, i) => ({ name: s.name, weight: weights[s.name] ?? 0, hits: lists[i]!.map((h) => ({ key: h.key, score: h.similarity })) }));
     let fused = fuseScores(ranked0, LEXICAL_SIGNAL);
     const rerankers = signals.filter((s) => spaceById(s.space).index === 'multi');
     if (rerankers.length > 0 && fused.length > 0) {
@@ -214,7 +214,7 @@ export class SearchService {
         const hits = await this.deps.indexes.search(s.space, s.vector, among.length, { among });
         lists.push(hits);
         generators.push(s);
-        ranked0.push({ name: s.name, weight: weights[s.name] ?? 0, hits: hits.map((h) => ({ key: h.key, score: h.similarity })) });
+        ranked0.push({ name: s.name, weight: weights[s.name] ?? 0, hits: hits.map((h) => ({ key: h.key, score: h.similarity })), floor: MAXSIM_FLOOR });
         await q.onProgress?.(generators.length, steps, `${s.name}: ${hits.length} reranked`);
       }
       fused = fuseScores(ranked0, LEXICAL_SIGNAL);

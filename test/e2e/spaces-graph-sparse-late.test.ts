@@ -92,7 +92,29 @@ describe('spaces E6 (expansion), E8 (graph) and E12 (late interaction)', () => {
   test('E12: MaxSim reranks the fused candidates only when weighted', async () => {
     const kitten = await store('Kitten heels are back in fashion this season, says the magazine.', 'e12');
     const pets = await store('Our young dog and the little cat saw the vet at the hospital on Tuesday.', 'e12');
-    for (const filler of ['The quarterly report is due on Friday.', 'Traffic on the bridge was slow this morning.', 'The library closes early on holidays.'])
+    // Twenty memories: a fused list that long is min-max scaled (fusion.ts MIN_MAX_POPULATION), as
+    // in any real store; a shorter one scales MaxSim from its "no match" floor, which neither of
+    // these two (0.67, 0.59) reaches.
+    for (const filler of [
+      'The quarterly report is due on Friday.',
+      'Traffic on the bridge was slow this morning.',
+      'The library closes early on holidays.',
+      'The new printer on the second floor jams on thick paper.',
+      'Our team lunch moved to the Italian place downtown.',
+      'The garden hose sprang a leak near the tap.',
+      'Tickets for the concert sold out within an hour.',
+      'The train to the airport now leaves every twenty minutes.',
+      'She repainted the kitchen a pale shade of yellow.',
+      'The budget meeting was postponed until next quarter.',
+      'He finally fixed the squeaky door in the hallway.',
+      'The museum opens a new exhibit on ancient maps.',
+      'Snow is expected in the mountains over the weekend.',
+      'The bakery started selling rye bread on Saturdays.',
+      'Our laptop batteries barely last three hours now.',
+      'The football match went into extra time.',
+      'The landlord will replace the old windows in spring.',
+      'A new bike lane opened along the river.',
+    ])
       await store(filler, 'e12');
     const q = 'puppy kitten veterinarian clinic';
     const ids = (r: Awaited<ReturnType<typeof search>>) => r.hits.map((h) => h.node.id);
