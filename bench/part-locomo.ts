@@ -18,7 +18,7 @@ import { log, progress } from './env.js';
 import { readLocomo, type LocomoSample } from './locomo/data.js';
 import { scoreByCategory, type LocomoRun, type ScoredSystem } from './locomo/score.js';
 import { buildBm25 } from './quality/bm25.js';
-import { denseOnly, lexicalOnly } from './signals.js';
+import { denseOnly, lexicalOnly, weightVariants } from './signals.js';
 import { LEXICAL_SPACE, signalWeights, spaceById } from '../src/embed/spaces/registry.js';
 import { summarize, type LatencySummary } from './stats.js';
 import { enqueueJob } from '../src/jobs/define.js';
@@ -91,7 +91,9 @@ export async function runLocomo(opts: { path: string; explicit: boolean; limit: 
     const spaces = app.embedder.encoders().map((e) => e.space);
     // Every space but the lexical one alone (the lexical one is lexical_only); dense by k-NN,
     // sparse ones (E7, E11) by BM25 over their own terms.
-    const singleSpaces = spaces.filter((s) => s !== LEXICAL_SPACE);
+    // CG_BENCH_SINGLES=E6,E12 narrows them (a rerun that only compares fusion weights).
+    const singlesOnly = process.env.CG_BENCH_SINGLES ? new Set(process.env.CG_BENCH_SINGLES.split(',')) : null;
+    const singleSpaces = spaces.filter((s) => s !== LEXICAL_SPACE && (!singlesOnly || singlesOnly.has(s)));
     // Each other space added to the default fusion at FUSION_PROBE_WEIGHT, and all of them together:
     // what a space earns in fusion, measured side by side with the default.
     const defaults = signalWeights();
@@ -131,6 +133,8 @@ export async function runLocomo(opts: { path: string; explicit: boolean; limit: 
         ...probes.map((s) => ({ name: `fused+${s.id}@${w}`, run: fusedWith({ [s.signal]: w }) })),
         ...(probes.length > 1 ? [{ name: `fused+all@${w}`, run: fusedWith(Object.fromEntries(probes.map((s) => [s.signal, w]))) }] : []),
       ]),
+      // The default fusion with some weights changed (CG_BENCH_VARIANTS), e.g. a weighted space back at 0.
+      ...weightVariants().map((v) => ({ name: v.name, run: fusedWith(v.weights) })),
     ];
 
     const ranked: Record<string, string[][]> = Object.fromEntries(systems.map((x) => [x.name, []]));

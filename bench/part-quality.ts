@@ -12,7 +12,7 @@ import { bulkLoad } from './load.js';
 import { round4, scoreRuns, type QualityScores } from './metrics.js';
 import { buildBm25 } from './quality/bm25.js';
 import { makeQualitySet, type QueryCategory } from './quality/generate.js';
-import { denseOnly, hybrid, lexicalOnly } from './signals.js';
+import { denseOnly, hybrid, lexicalOnly, weightVariants } from './signals.js';
 
 export interface QualityResult {
   seed: number;
@@ -54,6 +54,8 @@ export async function runQuality(opts: { seed: number; distractors: number; perC
       // Each unweighted space added to the default fusion at 0.3, as part-locomo does (CG_BENCH_PROBES narrows).
       ...probes.map((s) => ({ name: `fused+${s.id}@0.3`, run: fusedWith({ [s.signal]: 0.3 }) })),
       ...(probes.length > 1 ? [{ name: 'fused+all@0.3', run: fusedWith(Object.fromEntries(probes.map((s) => [s.signal, 0.3]))) }] : []),
+      // The default fusion with some weights changed (CG_BENCH_VARIANTS), as part-locomo does.
+      ...weightVariants().map((v) => ({ name: v.name, run: fusedWith(v.weights) })),
     ];
     const out: QualityResult['systems'] = {};
     for (const sys of systems) {

@@ -24,3 +24,23 @@ export async function denseOnly(app: App, space: SpaceId, text: string, limit: n
 export async function hybrid(app: App, text: string, limit: number): Promise<number[]> {
   return (await app.services.search.hybrid({ text, limit })).hits.map((h) => h.node.nid);
 }
+
+/**
+ * Weight variants of the default fusion to score side by side with it, from
+ * CG_BENCH_VARIANTS="E6=0,E12=0;E6=0.5,E12=0.5" (semicolons between variants, each a list of
+ * signal=weight overriding the defaults): one system per variant, named `fused[E6=0,E12=0]`.
+ */
+export function weightVariants(): Array<{ name: string; weights: Record<string, number> }> {
+  const spec = process.env.CG_BENCH_VARIANTS?.trim();
+  if (!spec) return [];
+  return spec.split(';').map((variant) => {
+    const weights: Record<string, number> = {};
+    for (const pair of variant.split(',')) {
+      const [signal, value] = pair.split('=').map((x) => x.trim());
+      const w = Number(value);
+      if (!signal || value === undefined || !Number.isFinite(w) || w < 0) throw new Error(`CG_BENCH_VARIANTS: "${pair}" is not signal=weight (weight ≥ 0)`);
+      weights[signal] = w;
+    }
+    return { name: `fused[${variant.replace(/\s+/g, '')}]`, weights };
+  });
+}

@@ -8,6 +8,7 @@ import { lockNodesById, nodeById, type NodeRecord } from '../store/nodes-repo.js
 import type { TxChange } from '../store/tx-log.js';
 import type { Logger } from '../log.js';
 import type { Clock } from './clock.js';
+import type { EmbeddingScheduler } from './embedding-scheduler.js';
 import type { HistoryService, RevertedEntity, UndoResult } from './history.js';
 import { image, writeTransaction } from './writes.js';
 
@@ -33,6 +34,8 @@ export interface Curated<T> {
   txId: number;
   reversalHash: string | null;
   result: T;
+  /** What the transaction logged (entity images before and after). */
+  changes: TxChange[];
 }
 
 export interface RestoreResult {
@@ -91,7 +94,7 @@ export async function curate<T>(
       return out.result;
     },
   );
-  return { txId: committed.txId, reversalHash: committed.txId ? hash : null, result: committed.result };
+  return { txId: committed.txId, reversalHash: committed.txId ? hash : null, result: committed.result, changes: committed.changes };
 }
 
 /** Soft-deletes the live edges of nodes and withdraws the nodes' vectors (kept for a restore: db/150), logging each edge. */
@@ -129,6 +132,8 @@ export class CurationService {
       logger?: Logger | undefined;
       /** Refuses a boost that would feed semantic cancer (SEMANTIC_CANCER_DETECTED), before anything is written. */
       guard?: { checkBoost(id: string, delta: number): Promise<void> } | undefined;
+      /** Told of edges a forget removed (the graph-embed job of their other ends); absent, nothing is queued. */
+      embedding?: Partial<Pick<EmbeddingScheduler, 'graphChanged'>> | null | undefined;
     },
   ) {}
 
@@ -226,6 +231,8 @@ export class CurationService {
       // Off the answer's path: kept vectors past the window only take space.
       void this.sweepKept().catch((err) => this.deps.logger?.warn({ err }, 'sweep of kept vectors failed'));
     }
+    // The forgotten node's neighbours lost an edge: their E8 (graph) vectors move.
+    await this.deps.embedding?.graphChanged?.(forgotten.changes);
     return this.logged(opts.soft ? 'forget' : 'purge', [id], forgotten);
   }
 

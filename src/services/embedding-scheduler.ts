@@ -7,7 +7,9 @@ import type { Logger } from '../log.js';
 import type { Db } from '../store/db.js';
 import { writeEmbeddings, type EmbeddingWrite } from '../store/embeddings-repo.js';
 import { nodesByNid } from '../store/nodes-repo.js';
+import type { TxChange } from '../store/tx-log.js';
 import { embedJob, embedJobId, embeddingText, enqueueFingerprints } from './embedding.js';
+import { edgeEnds, enqueueGraphEmbedOfNodes } from './graph-embedding.js';
 import { enqueueLinks } from './navigation/link-job.js';
 
 export interface ScheduledEmbedding {
@@ -125,6 +127,23 @@ export class EmbeddingScheduler {
   /** The model id of each space this process embeds with (empty without an embedder). */
   activeModels(): Map<string, string> {
     return new Map((this.deps.embedder?.encoders() ?? []).map((e) => [e.space, e.modelId]));
+  }
+
+  /**
+   * Call after committing a transaction that changed edges (`changes` as logged): queues the
+   * graph-embed job for the live nodes at their ends, whose E8 vectors follow their edges.
+   * `skip`: ids of nodes this write also re-embeds (the embed job recomputes their neighbourhood).
+   * Like `schedule`, a failure only logs: the write is acknowledged, and any later change to
+   * those nodes' edges or vectors recomputes them.
+   */
+  async graphChanged(changes: readonly TxChange[], skip?: ReadonlySet<string>): Promise<void> {
+    const ends = edgeEnds(changes, skip);
+    if (ends.length === 0 || !this.deps.db) return;
+    try {
+      await enqueueGraphEmbedOfNodes(this.deps.db, this.deps.queue, ends);
+    } catch (err) {
+      this.deps.logger.warn({ err, nodes: ends.length }, 'graph-embed not queued after an edge change');
+    }
   }
 
   /** Whether this process runs the jobs it queues (embedded mode): then waiting on a job is bounded by this process's own work. */

@@ -58,7 +58,7 @@ function checkInterval(from: Date | null, to: Date | null): void {
 
 /** Edits and soft deletes of entries (memory nodes), each one logged transaction. */
 export class EntriesService {
-  constructor(private readonly deps: { db: Db; embedding: Pick<EmbeddingScheduler, 'schedule'> | null }) {}
+  constructor(private readonly deps: { db: Db; embedding: (Pick<EmbeddingScheduler, 'schedule'> & Partial<Pick<EmbeddingScheduler, 'graphChanged'>>) | null }) {}
 
   async update(input: UpdateEntryInput, actor: string | null = null): Promise<UpdateEntryResult> {
     const given = UPDATABLE.filter((f) => input[f] !== undefined);
@@ -135,7 +135,7 @@ export class EntriesService {
   /** Soft-deletes entries and the edges touching them, in one transaction. */
   async delete(input: { ids: readonly string[]; rationale?: string | null | undefined }, actor: string | null = null): Promise<DeleteEntriesResult> {
     const ids = [...new Set(input.ids)];
-    const { result, txId } = await writeTransaction(this.deps.db, 'delete', { actor, rationale: input.rationale ?? null }, async (tx, log) => {
+    const { result, txId, changes } = await writeTransaction(this.deps.db, 'delete', { actor, rationale: input.rationale ?? null }, async (tx, log) => {
       const rows = await lockNodesById(tx, ids);
       const found = new Map(rows.map((r) => [r.id, r]));
       const missing = ids.filter((id) => !found.has(id));
@@ -169,6 +169,8 @@ export class EntriesService {
       );
       return { ids, edgesDeleted: edgesBefore.length };
     });
+    // The other ends of the deleted edges lost a neighbour: their E8 (graph) vectors move.
+    await this.deps.embedding?.graphChanged?.(changes);
     return { txId, ...result };
   }
 

@@ -8,6 +8,12 @@ export interface RankedSignal {
   weight: number;
   /** Best first. `score` is the signal's own raw score, reported back untouched. */
   hits: readonly { key: number; score: number }[];
+  /**
+   * The raw score that means "no match" (E12's MaxSim: MAXSIM_FLOOR; default 0): fuseScores scales
+   * a short list from it instead of from 0, so a signal whose unrelated memories score high does
+   * not hand them most of its weight in a small project.
+   */
+  floor?: number;
 }
 
 export interface FusedHit {
@@ -31,7 +37,8 @@ export function fuseRanks(signals: readonly RankedSignal[], k: number = RRF_K): 
 
 /**
  * Weighted sum of normalised scores: lexical (BM25) divided by the query's best BM25, any other
- * signal min-max scaled over its own candidates (from 0 below MIN_MAX_POPULATION of them); a
+ * signal min-max scaled over its own candidates (from its `floor`, else 0, below
+ * MIN_MAX_POPULATION of them); a
  * signal that did not list a key adds 0. Raw
  * scores keep the strength of a match that ranks throw away: on LoCoMo (bench --parts locomo)
  * BM25 + GloVe E1 fused this way beat the same pair under RRF at every k (research note, §5.1).
@@ -47,10 +54,15 @@ export function fuseScores(signals: readonly RankedSignal[], lexical: string): F
     const max = Math.max(...scores);
     // Min-max needs a population: over a handful of candidates (a small project) it would make
     // the weaker of two near-equal matches worth nothing, so short lists are scaled from 0.
-    const min = signal.name === lexical || scores.length < MIN_MAX_POPULATION ? 0 : Math.min(...scores);
+    // A short list is scaled from the signal's "no match" level (0 but for MaxSim), so a MaxSim of
+    // 0.55 (an unrelated memory) is worth nothing there rather than most of the best one's credit.
+    const floor = signal.floor ?? 0;
+    const short = scores.length < MIN_MAX_POPULATION;
+    const min = signal.name === lexical ? 0 : short ? floor : Math.min(...scores);
     const span = max - min;
-    // One candidate alone (or all equal) is that signal's best: full credit.
-    return (score) => signal.weight * (span > 0 ? Math.max(0, (score - min) / span) : 1);
+    // Nothing above the floor: no credit. One candidate alone (or all equal) is that signal's best: full credit.
+    const flat = short && floor > 0 && max <= floor ? 0 : 1;
+    return (score) => signal.weight * (span > 0 ? Math.max(0, (score - min) / span) : flat);
   });
   const fused = [...byKey.entries()].map(([key, e]) => ({ key, score: totalWeight > 0 ? e.raw / totalWeight : 0, signals: e.signals }));
   fused.sort((a, b) => b.score - a.score || a.key - b.key);
@@ -96,16 +108,43 @@ export const COSINE_FLOOR = 0.2;
 export const COSINE_FULL = 0.8;
 
 /**
- * How well one hit matches its query, in [0, 1], from raw signal values rather than ranks
- * within the candidates, so that it can say "nothing here": the best of the lexical score as a
- * share of `lexicalScale` (the BM25 of the shortest document holding each query term once, so a
- * hit matching one common word of a rare-worded query stays low) and each dense cosine on the
- * COSINE_FLOOR..COSINE_FULL ramp.
+ * MaxSim (E12, src/index/kinds/multi.ts) is far from 0 for an unrelated memory: every query word
+ * meets its nearest GloVe word among the memory's, and chat turns share names and common words
+ * with most questions. On LoCoMo dev (bench/calibrate-strength.ts, 997 questions × every turn of
+ * their conversation) an unrelated turn's MaxSim has median 0.68 (p95 0.80, p99 0.85), an
+ * evidence turn's 0.82; all query words present score 1. Its ramp runs from this floor to 1: the
+ * floor at which unrelated turns reach the default threshold 0.25 as often as by E1's cosine ramp
+ * (4.7 % vs 4.9 %; evidence turns 56.9 % vs 52.2 %). At 0.6, 39.6 % of unrelated turns would.
  */
-export function matchStrength(signals: FusedHit['signals'], lexical: string, lexicalScale: number): number {
+export const MAXSIM_FLOOR = 0.735;
+
+/**
+ * How one signal's raw score reads as match strength: a BM25 score against the query's own
+ * yardstick (query-weights.ts bm25Scale over that space's live IDFs), or a similarity on a ramp
+ * from `floor` (nothing) to `full` (a sure match). E6 read this way behaves like E13 on LoCoMo dev
+ * (bench/calibrate-strength.ts): unrelated turns reach the default threshold 0.25 in 1.2 % of
+ * cases (E13 0.75 %), evidence turns in 43 % (E13 39 %).
+ */
+export type Yardstick = { kind: 'bm25'; scale: number } | { kind: 'ramp'; floor: number; full: number };
+
+/** Dense cosines (E1 and every other dense space). */
+export const COSINE_RAMP: Yardstick = Object.freeze({ kind: 'ramp', floor: COSINE_FLOOR, full: COSINE_FULL });
+/** Late interaction (E12). */
+export const MAXSIM_RAMP: Yardstick = Object.freeze({ kind: 'ramp', floor: MAXSIM_FLOOR, full: 1 });
+
+/**
+ * How well one hit matches its query, in [0, 1], from raw signal values rather than ranks
+ * within the candidates, so that it can say "nothing here": the best over its signals of each
+ * raw score read by that signal's yardstick (a signal without one is a dense cosine). A BM25
+ * yardstick is the score of the shortest document holding each query term once, so a hit
+ * matching one common word of a rare-worded query stays low; the same holds for E6, whose
+ * expansions post fractional terms.
+ */
+export function matchStrength(signals: FusedHit['signals'], yardsticks: Readonly<Record<string, Yardstick>>): number {
   let best = 0;
   for (const [name, s] of Object.entries(signals)) {
-    const strength = name === lexical ? (lexicalScale > 0 ? s.score / lexicalScale : 0) : (s.score - COSINE_FLOOR) / (COSINE_FULL - COSINE_FLOOR);
+    const y = yardsticks[name] ?? COSINE_RAMP;
+    const strength = y.kind === 'bm25' ? (y.scale > 0 ? s.score / y.scale : 0) : (s.score - y.floor) / (y.full - y.floor);
     best = Math.max(best, Math.min(1, strength));
   }
   return best;

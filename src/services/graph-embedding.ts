@@ -4,6 +4,7 @@ import type { Embedder } from '../embed/embedder.js';
 import { defineJob, enqueueJob, type JobHandlerContext } from '../jobs/define.js';
 import type { JobQueue } from '../jobs/queue.js';
 import type { Db, Queryable } from '../store/db.js';
+import type { TxChange } from '../store/tx-log.js';
 import { liveEdgesTouching } from '../store/edges-repo.js';
 import { writeEmbeddings, type EmbeddingWrite } from '../store/embeddings-repo.js';
 import { vectorsOf } from '../store/navigation-repo.js';
@@ -73,6 +74,39 @@ export async function enqueueGraphEmbed(queue: JobQueue, nids: Iterable<number>)
   const list = [...new Set(nids)].sort((a, b) => a - b);
   if (list.length === 0) return;
   await enqueueJob(queue, graphEmbedJob, { nids: list });
+}
+
+/**
+ * Ids of the nodes at either end of every edge `changes` touched (its image before and after:
+ * a deleted edge's ends lose a neighbour, a re-pointed edge's old and new ends both move), except
+ * the edges with an end in `skip` (nodes the caller re-embeds anyway: the embed job recomputes
+ * their graph neighbourhood itself).
+ */
+export function edgeEnds(changes: readonly TxChange[], skip: ReadonlySet<string> = new Set()): string[] {
+  const ends = new Set<string>();
+  for (const c of changes) {
+    if (c.entity !== 'edge') continue;
+    for (const img of [c.before, c.after] as Array<{ src?: unknown; dst?: unknown } | null>) {
+      if (!img || typeof img.src !== 'string' || typeof img.dst !== 'string') continue;
+      if (skip.has(img.src) || skip.has(img.dst)) continue;
+      ends.add(img.src);
+      ends.add(img.dst);
+    }
+  }
+  return [...ends];
+}
+
+/**
+ * Recomputes E8 for the live ones of these nodes (by id) after their edges changed outside link
+ * and relate: an edge deleted (delete, forget_concept, undo), re-pointed (merge_concepts),
+ * imported, or added or re-weighted by a dream. Deleted nodes have no E8 to recompute.
+ */
+export async function enqueueGraphEmbedOfNodes(db: Queryable, queue: JobQueue, nodeIds: readonly string[]): Promise<void> {
+  if (nodeIds.length === 0) return;
+  await enqueueGraphEmbed(
+    queue,
+    (await liveNodesById(db, nodeIds)).map((n) => n.nid),
+  );
 }
 
 /**

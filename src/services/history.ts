@@ -103,8 +103,8 @@ function decodeCursor(s: string): { b: number; m: number } {
 
 export interface HistoryDeps {
   db: Db;
-  /** `refresh` and `activeModels` let a restore put kept vectors back (db/150) instead of re-embedding. */
-  embedding?: (Pick<EmbeddingScheduler, 'schedule'> & Partial<Pick<EmbeddingScheduler, 'refresh' | 'activeModels'>>) | null;
+  /** `refresh` and `activeModels` let a restore put kept vectors back (db/150) instead of re-embedding; `graphChanged` moves E8 after edge changes. */
+  embedding?: (Pick<EmbeddingScheduler, 'schedule'> & Partial<Pick<EmbeddingScheduler, 'refresh' | 'activeModels' | 'graphChanged'>>) | null;
   /** This process's vector indexes: keys of nodes an undo removes are dropped at once. */
   indexes?: Pick<VectorIndexes, 'remove'> | null;
   spaces?: readonly string[];
@@ -162,6 +162,9 @@ export class HistoryService {
     // Kept vectors are back in the feed: this process's indexes take them before the answer.
     const refreshed = reused.length > 0 ? ((await this.deps.embedding?.refresh?.()) ?? false) : true;
     const embedded = toEmbed.length > 0 && this.deps.embedding ? await this.deps.embedding.schedule(toEmbed, { wait }) : null;
+    // Edges the revert deleted or brought back move their ends' E8 vectors; restored nodes are
+    // re-embedded above, and the embed job recomputes their neighbourhood itself.
+    await this.deps.embedding?.graphChanged?.(committed.changes, new Set(toEmbed.map((n) => n.id)));
     if (removedNids.length > 0 && this.deps.indexes) {
       for (const space of this.deps.spaces ?? []) {
         await this.deps.indexes

@@ -79,7 +79,12 @@ export class ImportService {
   /** Projects whose fingerprints an import deferred and nobody has queued yet. */
   private readonly deferred = new Set<string>();
 
-  constructor(private readonly deps: { db: Db; embedding: Pick<EmbeddingScheduler, 'schedule' | 'scheduleBulk' | 'scheduleFingerprints' | 'consumesOwnJobs'> }) {}
+  constructor(
+    private readonly deps: {
+      db: Db;
+      embedding: Pick<EmbeddingScheduler, 'schedule' | 'scheduleBulk' | 'scheduleFingerprints' | 'consumesOwnJobs'> & Partial<Pick<EmbeddingScheduler, 'graphChanged'>>;
+    },
+  ) {}
 
   /** Queues the fingerprint jobs deferred by pipelined imports; resolves when they are done (or at once when another process runs them). */
   async scheduleDeferredFingerprints(): Promise<void> {
@@ -100,11 +105,14 @@ export class ImportService {
       else valid.push({ index, record: parsed.record });
     });
     try {
-      const { txId, result } = await writeTransaction(this.deps.db, 'import', { actor: opts.actor ?? null }, async (tx, log) => {
+      const { txId, result, changes } = await writeTransaction(this.deps.db, 'import', { actor: opts.actor ?? null }, async (tx, log) => {
         const outcome = await new BatchWriter(tx, log, rejections).write(valid);
         if (opts.dryRun) throw new DryRunRollback(countsOf(outcome, rejections));
         return outcome;
       });
+      // Imported edges between nodes this batch does not (re-)embed move those nodes' E8 vectors;
+      // the embed job of the batch's own nodes recomputes their graph neighbourhood itself.
+      await this.deps.embedding.graphChanged?.(changes, new Set(result.changed.map((n) => n.id)));
       const jobIds: string[] = [];
       if (!opts.pipelined) {
         for (let i = 0; i < result.changed.length; i += KEYWORD_BATCH) {

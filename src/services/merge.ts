@@ -309,6 +309,9 @@ export class MergeService {
     const scheduler = this.deps.embedding;
     const keyword = scheduler?.keywordVectors ? (node: { nid: number; topic: string | null; content: string }) => scheduler.keywordVectors!([node]) : undefined;
     const { result, merged, keywordWritten } = await performMerge({ ...this.deps, ...(keyword ? { keyword } : {}) }, req, undefined, sources);
+    // Every re-pointed edge now ends at the merged node (the dropped ones joined two sources, both
+    // tombstoned): its embed job recomputes the E8 vectors of it and its neighbours
+    // (graphNeighbourhoodOf), so the merge needs no graph-embed job of its own.
     const scheduled = await scheduler?.schedule([merged], { wait: false, keywordWritten });
     return { ...result, searchable: scheduled?.searchable ?? false, keyword_searchable: scheduled?.keywordSearchable ?? false };
   }

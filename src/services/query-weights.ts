@@ -32,6 +32,14 @@ export async function queryTermStats(indexes: VectorIndexes, text: string): Prom
   );
   const idfOf = new Map(terms.map((t, i) => [t, idfs[i] ?? 0]));
   const wordWeights: Record<string, number> = Object.fromEntries(words.map((w) => [w, idfOf.get(termOfWord.get(w) ?? '') ?? 0]));
-  const idfSum = [...new Set(keywordTerms(text))].reduce((sum, t) => sum + (idfOf.get(t) ?? 0), 0);
-  return { wordWeights, lexicalScale: (idfSum * (BM25_K1 + 1)) / (1 + BM25_K1 * (1 - BM25_B)) };
+  return { wordWeights, lexicalScale: bm25Scale([...new Set(keywordTerms(text))].map((t) => idfOf.get(t) ?? 0)) };
+}
+
+/**
+ * The BM25 score of the shortest document holding each of a query's distinct terms once, from
+ * those terms' IDFs: Σ idf · (k1 + 1) / (1 + k1·(1 − b)). What a sparse signal's raw score is
+ * measured against (fusion.ts matchStrength).
+ */
+export function bm25Scale(idfs: readonly number[]): number {
+  return (idfs.reduce((sum, x) => sum + x, 0) * (BM25_K1 + 1)) / (1 + BM25_K1 * (1 - BM25_B));
 }

@@ -1,6 +1,6 @@
 import type { Logger } from '../log.js';
 import type { Embedder } from '../embed/embedder.js';
-import { keywordEmbed } from '../embed/keyword.js';
+import { keywordEmbed, unpackTerms } from '../embed/keyword.js';
 import { LEXICAL_SIGNAL, LEXICAL_SPACE, signalWeights, spaceById } from '../embed/spaces/registry.js';
 import type { SpaceId } from '../embed/types.js';
 import type { VectorIndexes } from '../index/vector-index.js';
@@ -8,9 +8,9 @@ import type { Db } from '../store/db.js';
 import { nodesByNid, type NodeRecord } from '../store/nodes-repo.js';
 import { filteredCandidates, hasFacetFilters, type SearchFilters, type SignalQuery } from './candidates.js';
 import { cueFactor, isWhenQuestion, questionWords, withNeighbours } from './context-ranking.js';
-import { fuseScores, matchStrength } from './fusion.js';
+import { fuseScores, matchStrength, MAXSIM_FLOOR, MAXSIM_RAMP, type RankedSignal, type Yardstick } from './fusion.js';
 import { mmrOrder } from './mmr.js';
-import { queryTermStats } from './query-weights.js';
+import { bm25Scale, queryTermStats } from './query-weights.js';
 
 export { hasFacetFilters, type SearchFilters } from './candidates.js';
 export { LEXICAL_SPACE } from '../embed/spaces/registry.js';
@@ -48,8 +48,8 @@ export interface HybridHit {
   node: NodeRecord;
   /**
    * Relevance estimate in [0, 1]: the best hit scores how strongly it matches the query by raw
-   * signal values (fusion.ts matchStrength: BM25 against the query's own yardstick, cosine on an
-   * absolute ramp), the others in proportion to their rank score (fusion, neighbours, time cue,
+   * signal values (fusion.ts matchStrength: BM25 of E13 and E6 against the query's own
+   * yardstick, cosine and MaxSim on absolute ramps), the others in proportion to their rank score (fusion, neighbours, time cue,
    * staleness). Unrelated memories score near 0 whatever their rank.
    */
   score: number;
@@ -187,12 +187,25 @@ export class SearchService {
       // A sparse query with no terms (only stop words) finds nothing in its space.
       return vector && vector.length > 0 ? [{ name: s.signal, space: s.id, vector }] : [];
     });
+    // What each signal's raw score is measured against (matchStrength): a sparse space other than
+    // the lexical one gets its own BM25 yardstick from its live IDFs (asked now, answered while
+    // the candidates are searched), late interaction its MaxSim ramp, dense spaces the cosine ramp.
+    const yardsticksAsked = Promise.all(
+      signals.map(async (s): Promise<[string, Yardstick] | null> => {
+        const kind = spaceById(s.space).index;
+        if (kind === 'multi') return [s.name, MAXSIM_RAMP];
+        if (kind !== 'sparse' || s.space === LEXICAL_SPACE) return null;
+        return [s.name, { kind: 'bm25', scale: bm25Scale(await this.deps.indexes.termIdf(s.space, [...unpackTerms(s.vector).ids])) }];
+      }),
+    );
+    // Awaited after the candidates: a failure surfaces there, not as an unhandled rejection.
+    yardsticksAsked.catch(() => undefined);
     // Late-interaction spaces (E12, index kind multi) rerank the fused candidates; the others generate them.
     const generators = signals.filter((s) => spaceById(s.space).index !== 'multi');
     const { lists } = await filteredCandidates({ db: this.deps.db, indexes: early?.indexes ?? this.deps.indexes }, generators, q, want);
     const steps = signals.length + 1;
     for (const [i, s] of generators.entries()) await q.onProgress?.(i + 1, steps, `${s.name}: ${lists[i]!.length} candidates`);
-    const ranked0 = generators.map((s, i) => ({ name: s.name, weight: weights[s.name] ?? 0, hits: lists[i]!.map((h) => ({ key: h.key, score: h.similarity })) }));
+    const ranked0: RankedSignal[] = generators.map((s, i) => ({ name: s.name, weight: weights[s.name] ?? 0, hits: lists[i]!.map((h) => ({ key: h.key, score: h.similarity })) }));
     let fused = fuseScores(ranked0, LEXICAL_SIGNAL);
     const rerankers = signals.filter((s) => spaceById(s.space).index === 'multi');
     if (rerankers.length > 0 && fused.length > 0) {
@@ -201,7 +214,7 @@ export class SearchService {
         const hits = await this.deps.indexes.search(s.space, s.vector, among.length, { among });
         lists.push(hits);
         generators.push(s);
-        ranked0.push({ name: s.name, weight: weights[s.name] ?? 0, hits: hits.map((h) => ({ key: h.key, score: h.similarity })) });
+        ranked0.push({ name: s.name, weight: weights[s.name] ?? 0, hits: hits.map((h) => ({ key: h.key, score: h.similarity })), floor: MAXSIM_FLOOR });
         await q.onProgress?.(generators.length, steps, `${s.name}: ${hits.length} reranked`);
       }
       fused = fuseScores(ranked0, LEXICAL_SIGNAL);
@@ -217,7 +230,9 @@ export class SearchService {
     );
     // Fused scores rank; how strongly the best candidate matches (raw signal values) sets what
     // the scores are worth, so unrelated memories score near 0 and the threshold removes them.
-    const confidence = fused.reduce((best, f) => Math.max(best, matchStrength(f.signals, LEXICAL_SIGNAL, stats?.lexicalScale ?? 0)), 0);
+    const yardsticks: Record<string, Yardstick> = Object.fromEntries((await yardsticksAsked).filter((y) => y !== null));
+    yardsticks[LEXICAL_SIGNAL] = { kind: 'bm25', scale: stats?.lexicalScale ?? 0 };
+    const confidence = fused.reduce((best, f) => Math.max(best, matchStrength(f.signals, yardsticks)), 0);
     // Twice the limit is read so that a stale fact pushed down (or a memory lifted by what its
     // text says: a time for a "when" question, a speaker the question names) can trade places.
     const window = ranked.slice(0, windowSize);

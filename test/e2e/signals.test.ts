@@ -65,31 +65,41 @@ describe('signals: Kuramoto sync, neuromodulation, calibration, steering', () =>
     }
     assert.equal((await ok('get_kuramoto_sync', {})).pending_retrievals, 24);
 
-    // Weak coupling: a space that disagrees cannot be held and drifts.
-    const step = await ok('adjust_coupling', { coupling: 0.1, rationale: 'let disagreeing spaces drift for the test' });
+    // Weak coupling: a space that disagrees cannot be held and drifts. (With E6 and E12 fused
+    // too, the fused ranking leans less on any one space, so E1 disagrees less than it did beside
+    // BM25 alone: K 0.05 rather than 0.1 lets it drift.)
+    const step = await ok('adjust_coupling', { coupling: 0.05, rationale: 'let disagreeing spaces drift for the test' });
     assert.equal(step.status, 'done');
     assert.equal(step.previous_coupling, 0.6);
     assert.equal(step.retrievals_stepped, 24);
     const synced = await ok('get_kuramoto_sync', {});
-    assert.equal(synced.coupling, 0.1);
+    assert.equal(synced.coupling, 0.05);
     assert.equal(synced.pending_retrievals, 0);
-    // Which space agrees less is the data's business; the one that does must pay for it.
-    const [weak, strong] = [oscillator(synced, 'E1'), oscillator(synced, 'lexical')].sort((a, b) => a.agreement - b.agreement);
+    // Every fused (weighted) space has evidence, and only those.
+    const withPhase = synced.oscillators.filter((o: any) => o.phase !== null);
+    assert.deepEqual(
+      withPhase.map((o: any) => o.signal).sort(),
+      Object.keys(SIGNAL_WEIGHTS)
+        .filter((s) => SIGNAL_WEIGHTS[s]! > 0)
+        .sort(),
+      'only the fused spaces have evidence',
+    );
+    // Which space agrees least is the data's business; the one that does must pay for it.
+    const ordered = [...withPhase].sort((a: any, b: any) => a.agreement - b.agreement);
+    const [weak, strong] = [ordered[0], ordered.at(-1)];
     assert.ok(weak.agreement < strong.agreement - 0.05, `${weak.signal} ${weak.agreement} vs ${strong.signal} ${strong.agreement}`);
     assert.equal(strong.status, 'in_sync');
     assert.equal(weak.status, 'out_of_sync', JSON.stringify(weak));
     assert.ok(weak.sync_factor < strong.sync_factor, 'the drifting space is further out of sync');
     assert.ok(weak.weight < SIGNAL_WEIGHTS[weak.signal]!, 'and down-weighted');
     assert.equal(weak.weight, SIGNAL_WEIGHTS[weak.signal]! * weak.sync_factor ** synced.weight_spread);
-    const withPhase = synced.oscillators.filter((o: any) => o.phase !== null);
-    assert.equal(withPhase.length, 2, 'only the fused spaces have evidence');
-    const mean = [0, 1].map((k) => withPhase.reduce((sum: number, o: any) => sum + (k ? Math.sin(o.phase) : Math.cos(o.phase)), 0) / 2);
+    const mean = [0, 1].map((k) => withPhase.reduce((sum: number, o: any) => sum + (k ? Math.sin(o.phase) : Math.cos(o.phase)), 0) / withPhase.length);
     assert.ok(Math.abs(synced.r - Math.hypot(mean[0]!, mean[1]!)) < 1e-12, 'r from the real phases');
 
     // Search fuses with those weights: the same as asking for them explicitly, not the configured ones.
     const query = { text: 'what does tolquin report about the billing export', limit: 5, projectId: 'sync' };
     const used = await app.services.search.hybrid(query);
-    const explicit = await app.services.search.hybrid({ ...query, weights: { [weak.signal]: weak.weight, [strong.signal]: strong.weight } });
+    const explicit = await app.services.search.hybrid({ ...query, weights: Object.fromEntries(withPhase.map((o: any) => [o.signal, o.weight])) });
     const configured = await app.services.search.hybrid({ ...query, weights: SIGNAL_WEIGHTS });
     const scores = (r: typeof used) => r.hits.map((h) => [h.node.id, h.score.toFixed(6)].join(' '));
     assert.deepEqual(scores(used), scores(explicit));
@@ -244,7 +254,7 @@ describe('signals: Kuramoto sync, neuromodulation, calibration, steering', () =>
       'calibration/score_threshold/recalibration',
     ])
       assert.ok(targets.has(t), t);
-    const coupling = s.changes.find((c: any) => c.target === 'coupling' && c.after === 0.1);
+    const coupling = s.changes.find((c: any) => c.target === 'coupling' && c.after === 0.05);
     assert.equal(coupling.before, 0.6);
     assert.equal(coupling.rationale, 'let disagreeing spaces drift for the test');
     assert.equal(s.state.score_threshold, (await ok('get_threshold_status', {})).thresholds[0].value);

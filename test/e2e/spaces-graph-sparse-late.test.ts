@@ -47,7 +47,7 @@ describe('spaces E6 (expansion), E8 (graph) and E12 (late interaction)', () => {
     assert.ok(own.hits[0]!.signals.E6!.score > e6.hits[0].signals.E6!.score);
   });
 
-  test('E8: after relate, a node’s graph vector moves toward its neighbour’s meaning', async () => {
+  test('E8: after relate, a node’s graph vector moves toward its neighbour’s meaning, and back once the edge is removed', async () => {
     const a = await store('The billing service runs on Kubernetes in the Frankfurt region.', 'e8');
     const b = await store('Grandma bakes an apple pie with cinnamon every Sunday.', 'e8');
     const e1 = await vectorsOf(app.db, 'E1', [a.nid, b.nid]);
@@ -70,24 +70,71 @@ describe('spaces E6 (expansion), E8 (graph) and E12 (late interaction)', () => {
     const hits = await search('apple pie with cinnamon', 'e8', { E8: 1 });
     const billing = hits.hits.find((h) => h.node.id === a.id);
     assert.ok(billing && billing.signals.E8!.score > dot(before, e1.get(b.nid)!));
+
+    // Removing the edge (forget_concept of the neighbour deletes the edges touching it) queues the
+    // graph-embed job of the other end: with no edge left, the vector is its own E1 vector again.
+    const f = (await client.callTool({
+      name: 'forget_concept',
+      arguments: { node_id: b.id, reason: 'obsolete', rationale: 'the pie memory no longer belongs to this project' },
+    })) as CallToolResult;
+    assert.equal(f.isError, undefined, JSON.stringify(f.content));
+    assert.equal((f.structuredContent as { edges_removed: number }).edges_removed, 1);
+    let back = moved;
+    for (let i = 0; i < 200 && back === moved; i++) {
+      await sleep(50);
+      const v = (await vectorsOf(app.db, 'E8', [a.nid])).get(a.nid)!;
+      if (Math.abs(dot(v, moved) - 1) > 1e-4) back = v;
+    }
+    assert.notEqual(back, moved, 'the graph-embed job rewrote the E8 vector after the edge was removed');
+    assert.ok(Math.abs(dot(back, e1.get(a.nid)!) - 1) < 1e-5, 'no edge left: its own E1 vector again');
   });
 
   test('E12: MaxSim reranks the fused candidates only when weighted', async () => {
     const kitten = await store('Kitten heels are back in fashion this season, says the magazine.', 'e12');
     const pets = await store('Our young dog and the little cat saw the vet at the hospital on Tuesday.', 'e12');
-    for (const filler of ['The quarterly report is due on Friday.', 'Traffic on the bridge was slow this morning.', 'The library closes early on holidays.'])
+    // Twenty memories: a fused list that long is min-max scaled (fusion.ts MIN_MAX_POPULATION), as
+    // in any real store; a shorter one scales MaxSim from its "no match" floor, which neither of
+    // these two (0.67, 0.59) reaches.
+    for (const filler of [
+      'The quarterly report is due on Friday.',
+      'Traffic on the bridge was slow this morning.',
+      'The library closes early on holidays.',
+      'The new printer on the second floor jams on thick paper.',
+      'Our team lunch moved to the Italian place downtown.',
+      'The garden hose sprang a leak near the tap.',
+      'Tickets for the concert sold out within an hour.',
+      'The train to the airport now leaves every twenty minutes.',
+      'She repainted the kitchen a pale shade of yellow.',
+      'The budget meeting was postponed until next quarter.',
+      'He finally fixed the squeaky door in the hallway.',
+      'The museum opens a new exhibit on ancient maps.',
+      'Snow is expected in the mountains over the weekend.',
+      'The bakery started selling rye bread on Saturdays.',
+      'Our laptop batteries barely last three hours now.',
+      'The football match went into extra time.',
+      'The landlord will replace the old windows in spring.',
+      'A new bike lane opened along the river.',
+    ])
       await store(filler, 'e12');
     const q = 'puppy kitten veterinarian clinic';
     const ids = (r: Awaited<ReturnType<typeof search>>) => r.hits.map((h) => h.node.id);
+    // Weighted by default (it earned its weight on LoCoMo dev: e12-late-interaction.ts).
+    assert.ok(SIGNAL_WEIGHTS.E12! > 0);
     const base = await search(q, 'e12');
+    assert.ok(
+      base.hits.every((h) => h.signals.E12),
+      'weighted by default: every candidate gets a MaxSim score',
+    );
     const zero = await search(q, 'e12', { ...SIGNAL_WEIGHTS, E12: 0 });
-    assert.deepEqual(ids(zero), ids(base), 'weight 0: the ranking is untouched');
+    const { E12: _, ...withoutE12 } = SIGNAL_WEIGHTS;
+    const without = await search(q, 'e12', withoutE12);
+    assert.deepEqual(ids(zero), ids(without), 'weight 0: the ranking is the one without E12');
     assert.deepEqual(
       zero.hits.map((h) => h.score),
-      base.hits.map((h) => h.score),
+      without.hits.map((h) => h.score),
     );
-    assert.ok(!base.hits.some((h) => h.signals.E12), 'weight 0: MaxSim is not even computed');
-    assert.equal(base.hits[0]!.node.id, kitten.id, 'lexical "kitten" wins by default');
+    assert.ok(!zero.hits.some((h) => h.signals.E12), 'weight 0: MaxSim is not even computed');
+    assert.equal(zero.hits[0]!.node.id, kitten.id, 'without E12, lexical "kitten" wins');
     // MaxSim 0.67 (dog, cat, vet, hospital answer each query word) against 0.59 for the kitten heels.
     const heavy = await search(q, 'e12', { ...SIGNAL_WEIGHTS, E12: 20 });
     assert.ok(

@@ -1,7 +1,9 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { cueFactor, isWhenQuestion, namesSpeaker, questionWords, speakerOf, statesATime, SPEAKER_CUE_BOOST, TIME_CUE_BOOST } from '../../src/services/context-ranking.js';
-import { matchStrength } from '../../src/services/fusion.js';
+import { matchStrength, MAXSIM_FLOOR, MAXSIM_RAMP, type Yardstick } from '../../src/services/fusion.js';
+
+const lex = (scale: number): Record<string, Yardstick> => ({ lexical: { kind: 'bm25', scale } });
 
 test('"when" questions are told from other questions', () => {
   for (const q of [
@@ -30,15 +32,21 @@ test('memories that state a time are told from those that do not', () => {
 });
 
 test('match strength reads raw values: BM25 against the query yardstick, cosine on an absolute ramp, the best of them', () => {
-  assert.equal(matchStrength({}, 'lexical', 10), 0);
-  assert.equal(matchStrength({ lexical: { rank: 1, score: 5 } }, 'lexical', 10), 0.5);
+  assert.equal(matchStrength({}, lex(10)), 0);
+  assert.equal(matchStrength({ lexical: { rank: 1, score: 5 } }, lex(10)), 0.5);
   // A lexical score above the yardstick (a term repeated) is capped.
-  assert.equal(matchStrength({ lexical: { rank: 1, score: 25 } }, 'lexical', 10), 1);
-  assert.equal(matchStrength({ E1: { rank: 1, score: 0.1 } }, 'lexical', 10), 0);
-  assert.ok(Math.abs(matchStrength({ E1: { rank: 1, score: 0.5 } }, 'lexical', 10) - 0.5) < 1e-9);
-  assert.equal(matchStrength({ lexical: { rank: 3, score: 2 }, E1: { rank: 1, score: 0.95 } }, 'lexical', 10), 1);
+  assert.equal(matchStrength({ lexical: { rank: 1, score: 25 } }, lex(10)), 1);
+  assert.equal(matchStrength({ E1: { rank: 1, score: 0.1 } }, lex(10)), 0);
+  assert.ok(Math.abs(matchStrength({ E1: { rank: 1, score: 0.5 } }, lex(10)) - 0.5) < 1e-9);
+  assert.equal(matchStrength({ lexical: { rank: 3, score: 2 }, E1: { rank: 1, score: 0.95 } }, lex(10)), 1);
   // No query terms at all: the lexical side cannot vouch for anything.
-  assert.equal(matchStrength({ lexical: { rank: 1, score: 2 } }, 'lexical', 0), 0);
+  assert.equal(matchStrength({ lexical: { rank: 1, score: 2 } }, lex(0)), 0);
+  // E6 (BM25 over expanded terms) against its own yardstick, not as a cosine: a raw 2 of 10 is weak.
+  assert.equal(matchStrength({ E6: { rank: 1, score: 2 } }, { ...lex(10), E6: { kind: 'bm25', scale: 10 } }), 0.2);
+  // E12 MaxSim on its own ramp: an unrelated memory's ~0.45 (nearest GloVe words) says nothing.
+  assert.equal(matchStrength({ E12: { rank: 1, score: 0.45 } }, { ...lex(10), E12: MAXSIM_RAMP }), 0);
+  assert.equal(matchStrength({ E12: { rank: 1, score: MAXSIM_FLOOR } }, { ...lex(10), E12: MAXSIM_RAMP }), 0);
+  assert.equal(matchStrength({ E12: { rank: 1, score: 1 } }, { ...lex(10), E12: MAXSIM_RAMP }), 1);
 });
 
 test('a chat turn names its speaker; a question that names them lifts their turns, and a "when" question lifts stated times', () => {

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { fuseRanks, fuseScores, MIN_MAX_POPULATION, RRF_K, type RankedSignal } from '../../src/services/fusion.js';
+import { fuseRanks, fuseScores, MAXSIM_FLOOR, MIN_MAX_POPULATION, RRF_K, type RankedSignal } from '../../src/services/fusion.js';
 
 const hits = (...keys: number[]) => keys.map((key, i) => ({ key, score: 1 - i / 10 }));
 
@@ -128,6 +128,23 @@ test('weighted score sum scales a short list from 0: two near-equal matches in a
   );
   assert.equal(fused[0]!.score, 1);
   assert.ok(fused[1]!.score > 0.95, `second scored ${fused[1]!.score}`);
+});
+
+test('a short list is scaled from the signal’s floor: MaxSim of unrelated memories earns nothing, all below it nothing at all', () => {
+  const maxsim = (scores: number[]): RankedSignal => ({ name: 'E12', weight: 1, floor: MAXSIM_FLOOR, hits: scores.map((score, i) => ({ key: i + 1, score })) });
+  const fused = fuseScores([maxsim([0.95, MAXSIM_FLOOR, 0.55])], 'lexical');
+  assert.deepEqual(
+    fused.map((f) => f.score),
+    [1, 0, 0],
+  );
+  assert.deepEqual(
+    fuseScores([maxsim([0.7, 0.6])], 'lexical').map((f) => f.score),
+    [0, 0],
+  );
+  // From MIN_MAX_POPULATION candidates up, min-max over them as for any other signal.
+  const long = fuseScores([maxsim(Array.from({ length: MIN_MAX_POPULATION }, (_, i) => 0.7 - i * 0.01))], 'lexical');
+  assert.equal(long[0]!.score, 1);
+  assert.equal(long.at(-1)!.score, 0);
 });
 
 test('weighted score sum keeps the strength of a match that ranks throw away', () => {

@@ -7,6 +7,7 @@ import { appendDreamPhase, finishDream, startDream, type DreamPhaseRecord } from
 import { memoryNidsOfProject } from '../../store/navigation-repo.js';
 import { nodesByNid, type NodeRecord } from '../../store/nodes-repo.js';
 import { embedJob } from '../embedding.js';
+import { enqueueGraphEmbedOfNodes } from '../graph-embedding.js';
 import type { NearestMemories } from '../navigation/nearest.js';
 import { SUMMARY_KIND } from '../summaries.js';
 import { planClusters } from './consolidate.js';
@@ -141,6 +142,8 @@ async function runPhases(
       await report('committed', 1, 1, outcome.counts);
       // New summaries are searchable once embedded; the dream's own changes are already committed.
       if (outcome.createdNids.length > 0) await embedJob.handler({ nids: outcome.createdNids }, { ...ctx, report: async () => {} });
+      // Edges the phase added or re-weighted move their ends' E8 (graph) vectors.
+      await enqueueGraphEmbedOfNodes(db, ctx.deps.queue, outcome.edgeEnds);
     }
     await finishDream(db, p.dream_id, 'completed');
     return result('completed', null);

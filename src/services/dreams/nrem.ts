@@ -5,6 +5,7 @@ import { fingerprintsByNid } from '../../store/fingerprints-repo.js';
 import { recentlyAccessed } from '../../store/navigation-repo.js';
 import { insertNode, type NodeRecord } from '../../store/nodes-repo.js';
 import { SUMMARIZES, SUMMARY_KIND } from '../summaries.js';
+import { edgeEnds } from '../graph-embedding.js';
 import { image, newNode, writeTransaction } from '../writes.js';
 import { clusterTopic, planClusters, type ClusterPlan } from './consolidate.js';
 import { decayed, hebbian, noisyOr, pairKey, replayOrder, WEIGHT_FLOOR, type CoRetrievalEvent, type PairEvidence } from './evidence.js';
@@ -31,6 +32,8 @@ export interface PhaseOutcome {
   counts: Record<string, number>;
   /** Nodes the phase created (summaries), to embed once it committed. */
   createdNids: number[];
+  /** Ids of the nodes at either end of the edges the phase added, re-weighted or decayed: their E8 vectors move. */
+  edgeEnds: string[];
 }
 
 /** The retrieval up to which an edge's co-retrievals were applied (so evidence is never counted twice). */
@@ -245,5 +248,5 @@ export async function applyNrem(env: PhaseEnv, plan: NremPlan, op = 'dream.nrem'
     // The last chance to stop: past this point the phase commits whole.
     await env.run.checkpoint(tx);
   });
-  return { txId: committed.txId || null, counts, createdNids };
+  return { txId: committed.txId || null, counts, createdNids, edgeEnds: edgeEnds(committed.changes) };
 }

@@ -1,6 +1,7 @@
 import { ulid } from 'ulid';
 import { findLiveEdgeEitherWay, insertEdge } from '../../store/edges-repo.js';
 import { liveEdgesAmong } from '../../store/dreams-repo.js';
+import { edgeEnds } from '../graph-embedding.js';
 import { image, writeTransaction } from '../writes.js';
 import { noisyOr, pairKey, type PairEvidence } from './evidence.js';
 import type { PhaseOutcome } from './nrem.js';
@@ -88,5 +89,5 @@ export async function applyRem(env: PhaseEnv, plan: RemPlan): Promise<PhaseOutco
     }
     await env.run.checkpoint(tx);
   });
-  return { txId: committed.txId || null, counts, createdNids: [] };
+  return { txId: committed.txId || null, counts, createdNids: [], edgeEnds: edgeEnds(committed.changes) };
 }
