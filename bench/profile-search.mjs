@@ -36,7 +36,10 @@ for (const q of queries) {
 const cpu = process.cpuUsage(cpu0);
 profile.state.on = false;
 // The slowest queries, timed again: a query that is slow twice is slow by its content, not by a pause.
-const slowest = queries.map((q, i) => ({ q, i, ms: ms[i] })).sort((a, b) => b.ms - a.ms).slice(0, 8);
+const slowest = queries
+  .map((q, i) => ({ q, i, ms: ms[i] }))
+  .sort((a, b) => b.ms - a.ms)
+  .slice(0, 8);
 for (const s of slowest) {
   const t0 = performance.now();
   await call(s.q);

@@ -172,11 +172,7 @@ export async function oweStaleFingerprints(q: Queryable, modelKey: string): Prom
 
 /** The oldest `limit` nids a project owes a fingerprint for, after `after`. */
 export async function owedFingerprints(q: Queryable, projectId: string, limit: number, after = 0): Promise<number[]> {
-  const rows = await q.query<{ nid: number }>(`select nid from fingerprint_outbox where project_id = $1 and nid > $3 order by nid limit $2`, [
-    projectId,
-    limit,
-    after,
-  ]);
+  const rows = await q.query<{ nid: number }>(`select nid from fingerprint_outbox where project_id = $1 and nid > $3 order by nid limit $2`, [projectId, limit, after]);
   return rows.map((r) => Number(r.nid));
 }
 
