@@ -10,6 +10,7 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { instrument } from './profile-kit.mjs';
 
 const [root, nArg, batchArg] = process.argv.slice(2);
 if (!root) throw new Error('usage: node bench/profile-import.mjs <checkout> [memories] [batch]');
@@ -21,58 +22,9 @@ const { makeCorpus } = await from('bench/corpus.js');
 
 const dir = await mkdtemp(join(tmpdir(), 'cg-profile-import-'));
 const app = await openBenchApp(dir, null);
-const stages = new Map();
-const add = (key, ms) => {
-  const s = stages.get(key) ?? { calls: 0, ms: 0 };
-  s.calls++;
-  s.ms += ms;
-  stages.set(key, s);
-};
-const timed = (obj, name, key) => {
-  const f = obj[name].bind(obj);
-  obj[name] = async (...a) => {
-    const t0 = performance.now();
-    try {
-      return await f(...a);
-    } finally {
-      add(typeof key === 'function' ? key(...a) : key, performance.now() - t0);
-    }
-  };
-};
-const sqlKey = (text) => 'sql ' + text.trim().replace(/\s+/g, ' ').split(' ').slice(0, 4).join(' ').slice(0, 48);
-timed(app.db, 'query', sqlKey);
-// Exclusive time inside PGlite (wasm): every protocol message of every statement, by the statement
-// running; a transaction's own statements never wait on others, so this is the store's real cost.
-let current = 'other';
-const pg = app.db.pg;
-if (pg?.execProtocolRawSync) {
-  for (const name of ['execProtocolRawSync']) {
-    const f = pg[name].bind(pg);
-    pg[name] = (...a) => {
-      const t0 = performance.now();
-      try {
-        return f(...a);
-      } finally {
-        add(`pglite ${current}`, performance.now() - t0);
-      }
-    };
-  }
-  const q = pg.query.bind(pg);
-  pg.query = (text, ...rest) => ((current = sqlKey(text).slice(4)), q(text, ...rest));
-  const t = pg.transaction.bind(pg);
-  pg.transaction = (fn) =>
-    t((tx) => {
-      const tq = tx.query.bind(tx);
-      tx.query = (text, ...rest) => ((current = sqlKey(text).slice(4)), tq(text, ...rest));
-      return fn(tx);
-    });
-}
-const transaction = app.db.transaction.bind(app.db);
-app.db.transaction = (fn) => {
-  const t0 = performance.now();
-  return transaction((tx) => (timed(tx, 'query', sqlKey), fn(tx))).finally(() => add('transaction (whole)', performance.now() - t0));
-};
-timed(app.embedder, 'embed', 'embedder.embed');
+const profile = instrument(app);
+profile.state.on = true;
+const { timed, add } = profile;
 timed(app.indexes, 'upsert', (space) => `indexes.upsert ${space}`);
 timed(app.indexSync, 'pull', 'indexSync.pull');
 
@@ -109,4 +61,4 @@ console.log(`written ${r(written)} ms (${r(n / (written / 1000))}/s); searchable
 console.log(
   `CPU ${r((cpu.user + cpu.system) / 1000)} ms = ${((cpu.user + cpu.system) / 1000 / n).toFixed(2)} ms/memory; fingerprints ${fingerprints}; index sizes ${JSON.stringify(sizes)}`,
 );
-for (const [k, s] of [...stages].sort((a, b) => b[1].ms - a[1].ms).slice(0, 40)) console.log(`${String(r(s.ms)).padStart(8)} ms ${String(s.calls).padStart(6)}× ${k}`);
+for (const [k, s] of profile.stages().slice(0, 40)) console.log(`${String(r(s.ms)).padStart(8)} ms ${String(s.calls).padStart(6)}× ${k}`);

@@ -50,6 +50,14 @@ export function instrument(app) {
       current = sqlKey(text).slice(4);
       return q(text, ...rest);
     };
+    // Statements inside PGlite's own transactions name the running statement too.
+    const t = pg.transaction.bind(pg);
+    pg.transaction = (fn) =>
+      t((tx) => {
+        const tq = tx.query.bind(tx);
+        tx.query = (text, ...rest) => ((current = sqlKey(text).slice(4)), tq(text, ...rest));
+        return fn(tx);
+      });
   }
   timed(app.embedder, 'embed', (_t, spaces) => `embed ${spaces?.join(',') ?? 'all'}`);
   timed(app.indexes, 'search', (space, _q, k, o) => `index.search ${space} k${k}${o?.among ? ' among' : ''}`);
@@ -57,10 +65,15 @@ export function instrument(app) {
   timed(app.indexes, 'sizes', 'index.sizes');
   return {
     state,
+    /** Wraps one more async method of `obj` into a stage (key: a name, or a function of its arguments). */
+    timed,
+    /** Adds `ms` to a stage measured by the caller. */
+    add,
+    /** Stages by total awaited time, largest first: `[key, { calls, ms }]`. */
+    stages: () => [...stages].sort((a, b) => b[1].ms - a[1].ms),
     /** Stages by awaited time per call, largest first, one line each. */
     report(calls) {
-      return [...stages]
-        .sort((a, b) => b[1].ms - a[1].ms)
+      return this.stages()
         .map(([k, s]) => `${(s.ms / calls).toFixed(3).padStart(8)} ms/call ${(s.calls / calls).toFixed(2).padStart(6)}×/call  ${k}`)
         .join('\n');
     },
