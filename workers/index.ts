@@ -94,6 +94,16 @@ async function load(dir: string, specs: ResolvedSpec[]): Promise<LoadResult> {
   return result;
 }
 
+function batch(task: Extract<IndexTask, { op: 'batch' }>): void {
+  for (const r of task.removals) spaces.get(r.space)?.remove(r.keys);
+  let offset = 0;
+  for (const u of task.upserts) {
+    const floats = u.lengths.reduce((a, b) => a + b, 0);
+    need(u.space).upsert(u.keys, task.vectors.subarray(offset, offset + floats), u.lengths);
+    offset += floats;
+  }
+}
+
 export default async function handle(task: IndexTask): Promise<IndexResults[IndexTask['op']]> {
   switch (task.op) {
     case 'ensure':
@@ -102,6 +112,8 @@ export default async function handle(task: IndexTask): Promise<IndexResults[Inde
       return need(task.space).upsert(task.keys, task.vectors, task.lengths);
     case 'remove':
       return spaces.get(task.space)?.remove(task.keys) ?? 0;
+    case 'batch':
+      return batch(task);
     case 'search':
       return search(task.space, task.query, task.k, task.among);
     case 'idf':

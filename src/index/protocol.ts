@@ -18,6 +18,11 @@ export type IndexTask =
    */
   | { op: 'upsert'; space: SpaceId; keys: number[]; vectors: Float32Array; lengths: number[] }
   | { op: 'remove'; space: SpaceId; keys: number[] }
+  /**
+   * Several spaces' changes in one message: every removal, then every upsert, group by group;
+   * the groups' rows are concatenated in `vectors` in group order.
+   */
+  | { op: 'batch'; removals: Array<{ space: SpaceId; keys: number[] }>; upserts: Array<{ space: SpaceId; keys: number[]; lengths: number[] }>; vectors: Float32Array }
   /** A sparse space takes the query's packed term vector. `among`: only these keys, scored exactly. */
   | { op: 'search'; space: SpaceId; query: Float32Array; k: number; among?: number[] }
   /** A sparse space's inverse document frequency of each term id (0 from a dense space). */
@@ -43,6 +48,7 @@ export interface IndexResults {
   upsert: void;
   /** How many of the keys were present. */
   remove: number;
+  batch: void;
   search: VectorHit[];
   idf: number[];
   sizes: Partial<Record<SpaceId, number>>;

@@ -110,8 +110,10 @@ export class IndexSync {
       batch.vectors.push(vector);
       upserts.set(row.space, batch);
     }
-    for (const [space, keys] of removals) await this.indexes.remove(space as SpaceId, keys);
-    for (const [space, b] of upserts) await this.indexes.upsert(space as SpaceId, b.keys, b.vectors);
+    await this.indexes.applyBatch({
+      removals: [...removals].map(([space, keys]) => ({ space: space as SpaceId, keys })),
+      upserts: [...upserts].map(([space, b]) => ({ space: space as SpaceId, keys: b.keys, vectors: b.vectors })),
+    });
     return rows.length;
   }
 

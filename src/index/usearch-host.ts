@@ -4,7 +4,7 @@ import type { Logger } from '../log.js';
 import { workerFile } from '../paths.js';
 import type { IndexOp, IndexResults, IndexTask } from './protocol.js';
 import { resolveSpec } from './space-index.js';
-import type { SearchOptions, SpaceIndexSpec, VectorHit, VectorIndexes } from './vector-index.js';
+import type { IndexBatch, SearchOptions, SpaceIndexSpec, VectorHit, VectorIndexes } from './vector-index.js';
 
 /** Below this, cloning a buffer beats transferring it (stack-notes §3: 384 floats clone faster). */
 const TRANSFER_MIN_BYTES = 100 * 1024;
@@ -58,14 +58,29 @@ export function createVectorIndexes(opts: { logger?: Logger } = {}): VectorIndex
       // One buffer for the whole batch: one message, and USearch adds a dense batch in a single
       // call. Rows keep their own lengths, so the host needs no knowledge of the index kind;
       // set() copies bytes, so packed sparse term ids survive.
-      const lengths = vectors.map((v) => v.length);
-      const flat = new Float32Array(lengths.reduce((a, b) => a + b, 0));
-      let o = 0;
-      for (const v of vectors) {
-        flat.set(v, o);
-        o += v.length;
+      const flat = concat(vectors);
+      await run({ op: 'upsert', space, keys: [...keys], vectors: flat, lengths: vectors.map((v) => v.length) }, flat.buffer);
+    },
+
+    async applyBatch(batch: IndexBatch) {
+      const upserts = batch.upserts.filter((u) => u.keys.length > 0);
+      const removals = batch.removals.filter((r) => r.keys.length > 0);
+      if (upserts.length === 0 && removals.length === 0) return;
+      for (const u of upserts) {
+        if (u.keys.length !== u.vectors.length) throw new RangeError(`upsert into ${u.space}: ${u.keys.length} keys but ${u.vectors.length} vectors`);
+        checkKeys(u.keys);
       }
-      await run({ op: 'upsert', space, keys: [...keys], vectors: flat, lengths }, flat.buffer);
+      for (const r of removals) checkKeys(r.keys);
+      const flat = concat(upserts.flatMap((u) => u.vectors));
+      await run(
+        {
+          op: 'batch',
+          removals: removals.map((r) => ({ space: r.space, keys: [...r.keys] })),
+          upserts: upserts.map((u) => ({ space: u.space, keys: [...u.keys], lengths: u.vectors.map((v) => v.length) })),
+          vectors: flat,
+        },
+        flat.buffer,
+      );
     },
 
     async remove(space: SpaceId, keys: readonly number[]) {
@@ -107,6 +122,16 @@ export function createVectorIndexes(opts: { logger?: Logger } = {}): VectorIndex
       await pool.close();
     },
   };
+}
+
+function concat(vectors: readonly Float32Array[]): Float32Array<ArrayBuffer> {
+  const flat = new Float32Array(vectors.reduce((a, v) => a + v.length, 0));
+  let o = 0;
+  for (const v of vectors) {
+    flat.set(v, o);
+    o += v.length;
+  }
+  return flat;
 }
 
 function checkKeys(keys: readonly number[]): void {

@@ -28,6 +28,11 @@ export interface SearchOptions {
   among?: readonly number[];
 }
 
+export interface IndexBatch {
+  removals: ReadonlyArray<{ space: SpaceId; keys: readonly number[] }>;
+  upserts: ReadonlyArray<{ space: SpaceId; keys: readonly number[]; vectors: readonly Float32Array[] }>;
+}
+
 /**
  * One index per embedding space, held and searched on a worker thread (workers/index.ts), of
  * the kind the space declares (src/index/kinds/): USearch HNSW for dense spaces, a BM25
@@ -40,6 +45,11 @@ export interface VectorIndexes {
   /** Inserts or replaces vectors by key. */
   upsert(space: SpaceId, keys: readonly number[], vectors: readonly Float32Array[]): Promise<void>;
   remove(space: SpaceId, keys: readonly number[]): Promise<void>;
+  /**
+   * Removals, then upserts, across spaces in one round trip to the index thread: what applying
+   * a stretch of the embedding feed needs (13 spaces per memory, so 13 round trips otherwise).
+   */
+  applyBatch(batch: IndexBatch): Promise<void>;
   /** Best first, at most k; an empty or unknown space gives []. */
   search(space: SpaceId, query: Float32Array, k: number, opts?: SearchOptions): Promise<VectorHit[]>;
   /**

@@ -147,6 +147,33 @@ describe('vector indexes on a USearch worker thread', () => {
     }
   });
 
+  test('a batch applies several spaces in one call: removals first, then each space its own rows', async () => {
+    const small = createVectorIndexes();
+    try {
+      await small.ensure({ space: 'E2', dim: DIM, modelId: 'm' });
+      await small.ensure({ space: 'E13', dim: 0, modelId: 'kw' });
+      const [a, b, c] = [unitVector(next), unitVector(next), unitVector(next)];
+      await small.upsert('E2', [1, 2], [a, b]);
+      await small.applyBatch({
+        // Key 2 leaves E2 and key 3 comes in; E13 gets its sparse rows from the same buffer.
+        removals: [{ space: 'E2', keys: [2] }],
+        upserts: [
+          { space: 'E2', keys: [3], vectors: [c] },
+          { space: 'E13', keys: [1, 3], vectors: [keywordEmbed('canary rollback friday'), keywordEmbed('billing outage')] },
+        ],
+      });
+      assert.deepEqual(await small.sizes(), { E2: 2, E13: 2 });
+      assert.deepEqual((await small.search('E2', b, 5)).map((h) => h.key).sort(), [1, 3]);
+      assert.equal((await small.search('E2', c, 1))[0]!.key, 3);
+      assert.deepEqual(
+        (await small.search('E13', keywordEmbed('outage'), 5)).map((h) => h.key),
+        [3],
+      );
+    } finally {
+      await small.close();
+    }
+  });
+
   test('search on an empty or unknown space returns []', async () => {
     await indexes.ensure({ space: 'E3', dim: 8, modelId: 'empty' });
     assert.deepEqual(await indexes.search('E3', new Float32Array(8).fill(0.5), 10), []);
