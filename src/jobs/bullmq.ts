@@ -42,6 +42,8 @@ export class QueueUnavailableError extends AppError {
 
 const DEFAULT_NAME = 'context-graph';
 const DEFAULT_PREFIX = 'bull';
+/** Any priority puts a job behind the unprioritised ones; one level is all the contract needs. */
+const BACKGROUND_PRIORITY = 10;
 const DEFAULT_ATTEMPTS = 3;
 const DEFAULT_BACKOFF_MS = 1000;
 /** How long an enqueue waits for the very first connection before calling Redis unavailable. */
@@ -235,6 +237,9 @@ export function createBullmqQueue(redisUrl: string, opts: BullmqQueueOptions = {
       // or runs, which is the contract. A fixed id would also block re-running a finished job
       // for as long as its record is kept.
       if (options.jobId !== undefined) jobOpts.deduplication = { id: options.jobId };
+      if (options.delayMs !== undefined && options.delayMs > 0) jobOpts.delay = options.delayMs;
+      // BullMQ runs jobs without a priority before any prioritised one.
+      if (options.background) jobOpts.priority = BACKGROUND_PRIORITY;
       const job = await produce(() => queue.add(type, payload ?? null, jobOpts));
       return handleOf(job.id!, type);
     },
@@ -313,7 +318,7 @@ export function createBullmqQueue(redisUrl: string, opts: BullmqQueueOptions = {
     async counts() {
       const c = await produce(() => queue.getJobCounts('wait', 'prioritized', 'delayed', 'active', 'failed'));
       return {
-        // Delayed jobs are retries waiting out their back-off: still work to do.
+        // Delayed jobs (retries waiting out their back-off, follow-ups waiting out their delay) are still work to do.
         waiting: (c.wait ?? 0) + (c.prioritized ?? 0) + (c.delayed ?? 0),
         active: c.active ?? 0,
         failed: c.failed ?? 0,

@@ -3,6 +3,7 @@ import { randomUUID } from 'node:crypto';
 import type { Logger } from '../log.js';
 import { JobEventBus } from './events.js';
 import { InProcessRecords } from './records.js';
+import { RunOrder, type Runnable } from './run-order.js';
 import {
   JobCancelledError,
   JobFailedError,
@@ -21,6 +22,14 @@ export interface InProcessQueueOptions {
   logger?: Logger;
   /** First retry delay in ms; attempt n waits base × 2^(n−1). Tests set it low. */
   backoffMs?: number;
+  /**
+   * Background jobs start once no other job has run or been queued for this long (default 50 ms):
+   * during a burst of writes their work waits for the burst to end instead of sharing the one
+   * PGlite connection and the cores with each write.
+   */
+  backgroundQuietMs?: number;
+  /** ...or once the oldest has been ready this long (default 1 s), so a steady stream cannot starve them. */
+  backgroundMaxWaitMs?: number;
 }
 
 const DEFAULT_ATTEMPTS = 3;
@@ -30,16 +39,14 @@ const FINISHED_KEPT = 1_000;
 
 type JobState = 'waiting' | 'delayed' | 'active';
 
-interface Job {
+interface Job extends Runnable {
   readonly id: string;
-  readonly type: string;
   readonly payload: unknown;
   readonly attempts: number;
-  /** Enqueue order, so jobs of different types still run first in, first out. */
-  readonly seq: number;
   attempt: number;
   state: JobState;
-  retryTimer: NodeJS.Timeout | undefined;
+  /** Set while the job waits out its delay or a retry's back-off. */
+  startTimer: NodeJS.Timeout | undefined;
   /** Aborted by cancel(); the handler sees it together with the queue's own shutdown signal. */
   readonly cancel: AbortController;
   readonly done: Promise<unknown>;
@@ -61,14 +68,15 @@ export function createInProcessQueue(opts: InProcessQueueOptions = {}): JobQueue
   let concurrency = positiveInt(opts.concurrency ?? 1, 'concurrency');
 
   const handlers = new Map<string, JobHandler>();
-  /** Runnable jobs per type, each in enqueue order. */
-  const ready = new Map<string, Job[]>();
+  const order = new RunOrder<Job>((type) => handlers.has(type), { quietMs: opts.backgroundQuietMs ?? 50, maxWaitMs: opts.backgroundMaxWaitMs ?? 1_000 });
   /** Waiting, delayed and active jobs by id: the dedupe window of the contract. */
   const live = new Map<string, Job>();
   const running = new Set<Promise<void>>();
   const abort = new AbortController();
   let seq = 0;
   let active = 0;
+  let activeBackground = 0;
+  let backgroundTimer: NodeJS.Timeout | undefined;
   let failed = 0;
   let closed = false;
   let consuming = false;
@@ -97,22 +105,7 @@ export function createInProcessQueue(opts: InProcessQueueOptions = {}): JobQueue
 
   function makeReady(job: Job): void {
     job.state = 'waiting';
-    let list = ready.get(job.type);
-    if (!list) ready.set(job.type, (list = []));
-    // Retried jobs keep their seq, so they go back near the front rather than behind newer work.
-    const at = list.findIndex((j) => j.seq > job.seq);
-    if (at === -1) list.push(job);
-    else list.splice(at, 0, job);
-  }
-
-  /** The oldest runnable job among the types this process has handlers for. */
-  function takeNext(): Job | undefined {
-    let best: Job[] | undefined;
-    for (const [type, list] of ready) {
-      if (list.length === 0 || !handlers.has(type)) continue;
-      if (!best || list[0]!.seq < best[0]!.seq) best = list;
-    }
-    return best?.shift();
+    order.add(job);
   }
 
   /**
@@ -133,11 +126,20 @@ export function createInProcessQueue(opts: InProcessQueueOptions = {}): JobQueue
 
   function pump(): void {
     while (!closed && active < concurrency) {
-      const job = takeNext();
+      const { job, wakeInMs } = order.next({ active, activeBackground, concurrency });
+      if (wakeInMs !== undefined) {
+        // A background job may start later: look again then (a job finishing pumps sooner).
+        clearTimeout(backgroundTimer);
+        backgroundTimer = setTimeout(() => queueScope.runInAsyncScope(pump), wakeInMs);
+      }
       if (!job) return;
       active++;
+      if (job.background) activeBackground++;
+      else order.touched();
       const run = runOnce(job).finally(() => {
         active--;
+        if (job.background) activeBackground--;
+        else order.touched();
         running.delete(run);
         pump();
       });
@@ -182,8 +184,8 @@ export function createInProcessQueue(opts: InProcessQueueOptions = {}): JobQueue
       logger?.debug({ err, jobId: job.id, type: job.type, attempt: job.attempt, delay }, 'job attempt failed; retrying');
       job.state = 'delayed';
       records.waiting(job.id);
-      job.retryTimer = setTimeout(() => {
-        job.retryTimer = undefined;
+      job.startTimer = setTimeout(() => {
+        job.startTimer = undefined;
         makeReady(job);
         pump();
       }, delay);
@@ -224,9 +226,11 @@ export function createInProcessQueue(opts: InProcessQueueOptions = {}): JobQueue
         payload: jsonCopy(payload),
         attempts: positiveInt(options.attempts ?? DEFAULT_ATTEMPTS, 'attempts'),
         seq: seq++,
+        background: options.background ?? false,
+        readyAt: 0,
         attempt: 0,
         state: 'waiting',
-        retryTimer: undefined,
+        startTimer: undefined,
         cancel: new AbortController(),
         done,
         resolve,
@@ -234,8 +238,17 @@ export function createInProcessQueue(opts: InProcessQueueOptions = {}): JobQueue
       };
       live.set(id, job);
       records.created(id, type);
-      makeReady(job);
-      schedulePump();
+      if (options.delayMs !== undefined && options.delayMs > 0) {
+        job.state = 'delayed';
+        job.startTimer = setTimeout(() => {
+          job.startTimer = undefined;
+          makeReady(job);
+          schedulePump();
+        }, options.delayMs);
+      } else {
+        makeReady(job);
+        schedulePump();
+      }
       return handleOf(job);
     },
 
@@ -264,9 +277,8 @@ export function createInProcessQueue(opts: InProcessQueueOptions = {}): JobQueue
       job.cancel.abort(new JobCancelledError(reason));
       if (job.state === 'active') return true;
       // Not running: it never will.
-      if (job.retryTimer) clearTimeout(job.retryTimer);
-      const list = ready.get(job.type);
-      if (list?.includes(job)) list.splice(list.indexOf(job), 1);
+      if (job.startTimer) clearTimeout(job.startTimer);
+      order.remove(job);
       settle(job);
       fail(job, new JobFailedError(reason, job));
       return true;
@@ -288,15 +300,16 @@ export function createInProcessQueue(opts: InProcessQueueOptions = {}): JobQueue
         return;
       }
       closed = true;
+      clearTimeout(backgroundTimer);
       abort.abort(new Error('the job queue is closing'));
       // Jobs that have not started never will: fail them so their waiters are not left hanging.
       for (const job of live.values()) {
         if (job.state === 'active') continue;
-        if (job.retryTimer) clearTimeout(job.retryTimer);
+        if (job.startTimer) clearTimeout(job.startTimer);
         settle(job);
         fail(job, new JobFailedError(`the job queue closed before job ${job.id} ran`, job));
       }
-      ready.clear();
+      order.clear();
       await Promise.allSettled([...running]);
     },
   };

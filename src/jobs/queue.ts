@@ -27,6 +27,17 @@ export interface EnqueueOptions {
   jobId?: string;
   /** Tries in all, default 3, with exponential back-off. */
   attempts?: number;
+  /**
+   * Runs no sooner than this many ms from now. Meanwhile the job counts as waiting and dedupes
+   * by `jobId`, so follow-up work queued after every write of a burst runs once, after it.
+   */
+  delayMs?: number;
+  /**
+   * Work nobody waits for (edges, fingerprints after a write): it runs after the waiting jobs
+   * that are not background, so a write's own embed job never queues behind it. In process it
+   * also never takes the last free slot; on BullMQ it is a prioritised job (after unprioritised ones).
+   */
+  background?: boolean;
 }
 
 export interface JobHandle<Result = unknown, Progress = JobProgress> {

@@ -10,6 +10,7 @@ import { randomUUID } from 'node:crypto';
 import { once } from 'node:events';
 import { fileURLToPath } from 'node:url';
 import { createBullmqQueue } from '../../src/jobs/bullmq.js';
+import { createInProcessQueue } from '../../src/jobs/in-process.js';
 import { JobTimeoutError, UnrecoverableJobError, type JobProgress } from '../../src/jobs/queue.js';
 import { backends, bullmqQueue, GUARD_MS, latch, obliterateTestQueues, PREFIX, REDIS_URL, silent, withQueue } from '../helpers/queues.js';
 
@@ -184,6 +185,34 @@ for (const backend of backends) {
         assert.deepEqual(payloads, [1, 3]);
       }));
 
+    test('a delayed job waits out its delay, counts as waiting meanwhile and dedupes by jobId', () =>
+      withQueue(backend, async (queue) => {
+        const ran: Array<{ n: number; at: number }> = [];
+        await queue.consume({ later: async (p) => ran.push({ n: (p as { n: number }).n, at: Date.now() }) });
+        const enqueuedAt = Date.now();
+        const first = await queue.enqueue('later', { n: 1 }, { jobId: 'fp-project', delayMs: 400 });
+        const second = await queue.enqueue('later', { n: 2 }, { jobId: 'fp-project', delayMs: 400 });
+        assert.equal(second.id, first.id, 'a burst of follow-ups is one job');
+        assert.equal((await queue.counts()).waiting, 1);
+        await first.finished(GUARD_MS);
+        assert.deepEqual(
+          ran.map((r) => r.n),
+          [1],
+        );
+        assert.ok(ran[0]!.at - enqueuedAt >= 350, `started ${ran[0]!.at - enqueuedAt} ms after enqueue`);
+      }));
+
+    test('background jobs run after the waiting jobs that are not', () =>
+      withQueue(backend, async (queue) => {
+        const order: string[] = [];
+        const handles = [];
+        for (const name of ['b1', 'b2']) handles.push(await queue.enqueue('work', { name }, { background: true }));
+        for (const name of ['f1', 'f2']) handles.push(await queue.enqueue('work', { name }));
+        await queue.consume({ work: async (p) => order.push((p as { name: string }).name) }, { concurrency: 1 });
+        await Promise.all(handles.map((h) => h.finished(GUARD_MS)));
+        assert.deepEqual(order, ['f1', 'f2', 'b1', 'b2']);
+      }));
+
     test('the concurrency bound is respected', () =>
       withQueue(backend, async (queue) => {
         const LIMIT = 2;
@@ -245,6 +274,37 @@ for (const backend of backends) {
     });
   });
 }
+
+describe('in-process queue only', () => {
+  test('background jobs never take the last free slot: a job a caller waits for starts at once', async () => {
+    const queue = createInProcessQueue({ logger: silent });
+    try {
+      const release = latch();
+      let backgroundRunning = 0;
+      let most = 0;
+      await queue.consume(
+        {
+          slow: async () => {
+            most = Math.max(most, ++backgroundRunning);
+            await release.promise;
+            backgroundRunning--;
+          },
+          quick: async () => backgroundRunning,
+        },
+        { concurrency: 2 },
+      );
+      const slow = await Promise.all([1, 2, 3].map(() => queue.enqueue('slow', {}, { background: true })));
+      await new Promise((r) => setTimeout(r, 50));
+      // One background job runs; the other slot stays free for this one.
+      assert.equal(await (await queue.enqueue('quick', {})).finished(GUARD_MS), 1);
+      release.resolve();
+      await Promise.all(slow.map((h) => h.finished(GUARD_MS)));
+      assert.equal(most, 1);
+    } finally {
+      await queue.close();
+    }
+  });
+});
 
 describe('BullMQ only', { skip: REDIS_URL ? false : 'REDIS_URL not set', timeout: 60_000 }, () => {
   test('a consumer in a separate process runs jobs this process enqueued', async () => {
