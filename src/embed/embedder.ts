@@ -1,3 +1,4 @@
+import type { BatchInput, BatchOutput } from '../utl/fingerprint-batch.js';
 import type { EncodeItem } from './encoder.js';
 import type { EncoderInfo, SpaceId } from './types.js';
 
@@ -21,5 +22,7 @@ export interface Embedder {
   encoders(): EncoderInfo[];
   /** One L2-normalised vector per text per requested space (default: all enabled spaces). */
   embed(texts: readonly string[], spaces?: readonly SpaceId[], opts?: EmbedOptions): Promise<Map<SpaceId, Float32Array[]>>;
+  /** The fingerprint job's vector arithmetic (fingerprint-batch.ts), on the same pool, off the event loop. */
+  fingerprintMath(input: BatchInput): Promise<BatchOutput>;
   close(): Promise<void>;
 }

@@ -12,6 +12,13 @@ import { embedJob, embedJobId, embeddingText, enqueueFingerprints } from './embe
 import { edgeEnds, enqueueGraphEmbedOfNodes } from './graph-embedding.js';
 import { enqueueLinks } from './navigation/link-job.js';
 
+/**
+ * How long the jobs that follow a write (edges, fingerprints) wait before they start: the write
+ * answers first, without them on its connection, and a burst of writes to one project shares one
+ * fingerprint job (it is keyed by project and dedupes while it waits).
+ */
+export const FOLLOW_UP_DELAY_MS = 250;
+
 export interface ScheduledEmbedding {
   /** True once every vector is in this process's indexes: every search signal finds the nodes. */
   searchable: boolean;
@@ -49,27 +56,58 @@ export class EmbeddingScheduler {
    * (bounded) so the next query sees the vectors. A failure here only delays embedding (the
    * outbox dispatcher retries), so it never turns an acknowledged write into an error.
    */
-  async schedule(nodes: ReadonlyArray<{ nid: number; version: number; id: string }>, opts: { wait?: boolean; keywordWritten?: boolean } = {}): Promise<ScheduledEmbedding> {
+  async schedule(
+    nodes: ReadonlyArray<{ nid: number; version: number; id: string; project_id: string }>,
+    opts: { wait?: boolean; keywordWritten?: boolean; background?: boolean } = {},
+  ): Promise<ScheduledEmbedding> {
     if (nodes.length === 0) return { searchable: true, keywordSearchable: true, jobId: null };
     const nids = nodes.map((n) => n.nid);
     let jobId: string | null = null;
     // The caller wrote the keyword vectors with its rows (`keywordVectors`): the indexes take them
     // before the job is queued, so the answer never waits behind the job on the connection.
     const keyword = opts.keywordWritten && opts.wait === false ? await this.refresh().catch(() => false) : null;
+    const waits = (opts.wait ?? true) && this.deps.waitMs > 0 && this.deps.indexSync !== null;
     try {
-      const handle = await enqueueJob(this.deps.queue, embedJob, { nids }, { jobId: embedJobId(nids, nodes.map((n) => n.version).join('.')) });
+      // A write that waits for its vectors queues the follow-up jobs (fingerprints, edges) itself
+      // once its vectors are in the index: queued by the embed job they would run beside the index
+      // pull the caller waits for, on the same PGlite connection and main thread.
+      const payload = waits ? { nids, defer_fingerprints: true } : { nids };
+      // `background` (a write that answers before its vectors and may come in bursts, as merges
+      // do): its embedding runs once the burst is over rather than beside the next write.
+      const background = !waits && opts.background === true;
+      const handle = await enqueueJob(this.deps.queue, embedJob, payload, { jobId: embedJobId(nids, nodes.map((n) => n.version).join('.')), background });
       jobId = handle.id;
-      // Edges follow in the background; the write never waits for them.
-      if (this.deps.autoEdges ?? true) await enqueueLinks(this.deps.queue, nodes);
-      if ((opts.wait ?? true) && this.deps.waitMs > 0 && this.deps.indexSync) {
-        await handle.finished(this.deps.waitMs);
-        await this.deps.indexSync.pull();
+      if (!waits) {
+        // Edges follow in the background; the write never waits for them.
+        await this.enqueueFollowUps(nodes, { fingerprints: false, delayMs: 0 });
+      } else {
+        const done = handle.finished(this.deps.waitMs).then(() => this.deps.indexSync!.pull());
+        // Whether in time or not, the follow-ups start after the vectors (the write answers first).
+        void done
+          .catch(() => handle.finished())
+          .then(
+            () => this.enqueueFollowUps(nodes, { fingerprints: true, delayMs: FOLLOW_UP_DELAY_MS }),
+            () => this.enqueueFollowUps(nodes, { fingerprints: true, delayMs: 0 }),
+          )
+          .catch((err) => this.deps.logger.warn({ err }, 'follow-up jobs not queued; the fingerprints are queued again at start-up'));
+        await done;
         return { searchable: true, keywordSearchable: true, jobId };
       }
     } catch (err) {
       this.deps.logger.warn({ err, ids: nodes.map((n) => n.id) }, 'embedding not ready in time; it continues in the background');
     }
     return { searchable: false, keywordSearchable: keyword ?? (await this.writeKeywordVectors(nids)), jobId };
+  }
+
+  /**
+   * The jobs that follow a write's vectors: automatic edges, and (when the embed job was told to
+   * leave them to its caller) the fingerprints it owed. A failure only logs: the fingerprint debt
+   * is durable (fingerprint_outbox) and queued again at start-up.
+   */
+  private async enqueueFollowUps(nodes: ReadonlyArray<{ nid: number; version: number; project_id: string }>, opts: { fingerprints: boolean; delayMs: number }): Promise<void> {
+    const options = { delayMs: opts.delayMs, background: true };
+    if (this.deps.autoEdges ?? true) await enqueueLinks(this.deps.queue, nodes, options);
+    if (opts.fingerprints) for (const projectId of new Set(nodes.map((n) => n.project_id))) await enqueueFingerprints(this.deps.queue, projectId, options);
   }
 
   /**

@@ -88,8 +88,8 @@ export const embedJob = defineJob({
 });
 
 /** One waiting fingerprint job per project is enough: it drains every memory still missing a fingerprint. */
-export function enqueueFingerprints(queue: JobQueue, projectId: string) {
-  return enqueueJob(queue, fingerprintJob, { project_id: projectId }, { jobId: `fingerprint-${Buffer.from(projectId).toString('hex')}` });
+export function enqueueFingerprints(queue: JobQueue, projectId: string, opts: { delayMs?: number; background?: boolean } = {}) {
+  return enqueueJob(queue, fingerprintJob, { project_id: projectId }, { jobId: `fingerprint-${Buffer.from(projectId).toString('hex')}`, ...opts });
 }
 
 /** Known positions per project in this process (most recently used last), for projectPositions. */

@@ -11,17 +11,19 @@ import {
   nidsNeedingFingerprint,
   earlierProjectNids,
   owedFingerprints,
+  readDistanceStats,
   settleFingerprints,
   upsertFingerprints,
   type FingerprintRow,
   vectorsOfNodes,
   writeDistanceStats,
+  type DistanceStatsRow,
   type StoredVector,
 } from '../store/fingerprints-repo.js';
-import { fingerprintBatchMath, meanPairwise } from './fingerprint-batch.js';
+import { fingerprintBatchMath, meanPairwise } from '../utl/fingerprint-batch.js';
 import { fittedLambda } from '../store/meta-utl-repo.js';
 import { nodesByNid } from '../store/nodes-repo.js';
-import { centroid, K_NEAREST, learningMagnitude, MATURITY_AT, spaceSimilarity, spaceUtl, type DistanceStats, type SpaceUtl } from './utl.js';
+import { centroid, K_NEAREST, learningMagnitude, MATURITY_AT, spaceSimilarity, spaceUtl, type DistanceStats, type SpaceUtl } from '../utl/utl.js';
 
 /**
  * Memories of the project a fingerprint is measured against (its most recent earlier ones).
@@ -82,7 +84,7 @@ export const fingerprintJob = defineJob({
         continue;
       }
       const nids = await nidsNeedingFingerprint(deps.db, owed, key);
-      const batch = await fingerprintBatch(deps.db, encoders, key, projectId, nids, count, owed);
+      const batch = await fingerprintBatch(deps.db, deps.embedder, encoders, key, projectId, nids, count, owed);
       done += batch.done;
       count = batch.count;
       after = owed[owed.length - 1]!;
@@ -94,6 +96,15 @@ export const fingerprintJob = defineJob({
 
 const BATCH = 500;
 
+function sameStats(a: ReadonlyMap<string, DistanceStatsRow>, b: ReadonlyMap<string, DistanceStatsRow>): boolean {
+  if (a.size !== b.size) return false;
+  for (const [space, x] of a) {
+    const y = b.get(space);
+    if (!y || y.n !== x.n || y.mean !== x.mean || y.m2 !== x.m2) return false;
+  }
+  return true;
+}
+
 /** A project's live memories with a nid below `nid`: where the next batch's lifecycle count starts. */
 interface MemoryCount {
   nid: number;
@@ -102,6 +113,7 @@ interface MemoryCount {
 
 async function fingerprintBatch(
   db: Db,
+  embedder: Pick<Embedder, 'fingerprintMath'>,
   encoders: readonly EncoderInfo[],
   key: string,
   projectId: string,
@@ -130,13 +142,21 @@ async function fingerprintBatch(
     projectId,
     nodes.map((n) => n.nid),
   );
+  // The arithmetic runs on the embedding pool against the moments read now, outside the
+  // transaction: on the main thread, or with the transaction open, it would hold up every call
+  // (and the one PGlite connection) for a few ms per memory. Another process that advanced the
+  // moments meanwhile makes the locked read differ: the batch is then measured again, in place.
+  const spaces = encoders.map((e) => e.space);
+  const input = { encoders, nids: nodes.map((n) => n.nid), vectors: [...before, ...own], edges, window: REFERENCE_SIZE };
+  const basis = await readDistanceStats(db, projectId, spaces);
+  const guess = await embedder.fingerprintMath({ ...input, stats: new Map(basis) });
   await db.transaction(async (tx) => {
-    const stats = await lockDistanceStats(
-      tx,
-      projectId,
-      encoders.map((e) => e.space),
-    );
-    const results = fingerprintBatchMath({ encoders, nids: nodes.map((n) => n.nid), vectors: [...before, ...own], edges, stats, window: REFERENCE_SIZE });
+    const locked = await lockDistanceStats(tx, projectId, spaces);
+    let { results, stats } = guess;
+    if (!sameStats(locked, basis)) {
+      stats = locked;
+      results = fingerprintBatchMath({ ...input, stats });
+    }
     const rows: Array<Omit<FingerprintRow, 'computed_at'>> = [];
     for (const node of nodes) {
       const perSpace = results.get(node.nid) ?? [];

@@ -73,7 +73,8 @@ export const graphEmbedJob = defineJob({
 export async function enqueueGraphEmbed(queue: JobQueue, nids: Iterable<number>): Promise<void> {
   const list = [...new Set(nids)].sort((a, b) => a - b);
   if (list.length === 0) return;
-  await enqueueJob(queue, graphEmbedJob, { nids: list });
+  // Nobody waits for E8: it never holds up a job a caller waits for.
+  await enqueueJob(queue, graphEmbedJob, { nids: list }, { background: true });
 }
 
 /**

@@ -75,8 +75,10 @@ export class MemoryService {
       return node;
     });
     this.deps.logger.info({ id: node.id, project: node.project_id, tx_id: txId, actor, chars: node.content.length }, 'memory stored');
-    const { searchable, keywordSearchable, jobId: embeddingJobId } = await this.deps.embedding.schedule([node]);
-    return { replayed: false, node, txId, searchable, keywordSearchable, embeddingJobId, possibleDuplicates: await this.duplicatesOf(node) };
+    // The duplicate check embeds the text itself and leaves out this node: it need not wait for
+    // the node's own vectors, so it runs while the embed job does.
+    const [{ searchable, keywordSearchable, jobId: embeddingJobId }, possibleDuplicates] = await Promise.all([this.deps.embedding.schedule([node]), this.duplicatesOf(node)]);
+    return { replayed: false, node, txId, searchable, keywordSearchable, embeddingJobId, possibleDuplicates };
   }
 
   /**

@@ -312,7 +312,7 @@ export class MergeService {
     // Every re-pointed edge now ends at the merged node (the dropped ones joined two sources, both
     // tombstoned): its embed job recomputes the E8 vectors of it and its neighbours
     // (graphNeighbourhoodOf), so the merge needs no graph-embed job of its own.
-    const scheduled = await scheduler?.schedule([merged], { wait: false, keywordWritten });
+    const scheduled = await scheduler?.schedule([merged], { wait: false, keywordWritten, background: true });
     return { ...result, searchable: scheduled?.searchable ?? false, keyword_searchable: scheduled?.keywordSearchable ?? false };
   }
 }

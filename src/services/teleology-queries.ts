@@ -8,7 +8,7 @@ import { liveNodesById, type NodeRecord } from '../store/nodes-repo.js';
 import { measureSpace, REFERENCE_SIZE, utlWeight } from './fingerprints.js';
 import type { SearchService } from './search.js';
 import { builtinProfiles, toSignalWeights, type SpaceWeights, type TeleologyService } from './teleology.js';
-import { learningMagnitude, quadrantOf, spaceSimilarity, type Quadrant, type Stage } from './utl.js';
+import { learningMagnitude, quadrantOf, spaceSimilarity, type Quadrant, type Stage } from '../utl/utl.js';
 
 export interface SpaceDelta {
   space: SpaceId;

@@ -10,7 +10,7 @@ import { deleteProfile, listProfiles, profileByName, recordSynergy, synergyImage
 import { image, writeTransaction } from './writes.js';
 import { modelKey } from './fingerprints.js';
 import type { SearchService } from './search.js';
-import type { Quadrant } from './utl.js';
+import type { Quadrant } from '../utl/utl.js';
 
 /** Per-space weights as callers write them: space ids (E1 … E13), weight ≥ 0. */
 export type SpaceWeights = Partial<Record<SpaceId, number>>;

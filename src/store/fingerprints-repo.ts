@@ -72,6 +72,16 @@ export interface DistanceStatsRow {
 }
 
 /** Locks and reads a project's k-NN distance moments, so two jobs never lose each other's samples. */
+/** The moments as they are now, without a lock; a space with no row yet has none (n = 0). */
+export async function readDistanceStats(q: Queryable, projectId: string, spaces: readonly string[]): Promise<Map<string, DistanceStatsRow>> {
+  const rows = await q.query<DistanceStatsRow & Record<string, unknown>>(
+    `select space, n::float8 as n, mean, m2 from space_distance_stats where project_id = $1 and space = any($2::text[])`,
+    [projectId, spaces],
+  );
+  const read = new Map(rows.map((r) => [r.space, { space: r.space, n: Number(r.n), mean: Number(r.mean), m2: Number(r.m2) }]));
+  return new Map(spaces.map((space) => [space, read.get(space) ?? { space, n: 0, mean: 0, m2: 0 }]));
+}
+
 export async function lockDistanceStats(tx: Queryable, projectId: string, spaces: readonly string[]): Promise<Map<string, DistanceStatsRow>> {
   await tx.query(`insert into space_distance_stats (project_id, space) select $1, s from unnest($2::text[]) as s on conflict do nothing`, [projectId, spaces]);
   const rows = await tx.query<DistanceStatsRow & Record<string, unknown>>(

@@ -5,7 +5,7 @@ import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { createApp, type App } from '../../src/app.js';
 import { loadConfig } from '../../src/config.js';
 import { createLogger } from '../../src/log.js';
-import { quadrantOf } from '../../src/services/utl.js';
+import { quadrantOf } from '../../src/utl/utl.js';
 import { tempDir, toolError } from '../helpers/cli.js';
 import { inMemoryClient } from '../helpers/in-memory.js';
 

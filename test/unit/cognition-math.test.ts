@@ -4,7 +4,7 @@ import { cosine, distinctiveTerms, ewmaSeries, kMeans, normalizedEntropy, pearso
 import { activationOf } from '../../src/services/cognition/workspace.js';
 import { driftLevel } from '../../src/services/cognition/north-star.js';
 import { identityStatus } from '../../src/services/cognition/ego.js';
-import { learningMagnitude } from '../../src/services/utl.js';
+import { learningMagnitude } from '../../src/utl/utl.js';
 
 const v = (...xs: number[]) => Float32Array.from(xs);
 

@@ -2,8 +2,8 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { packTerms } from '../../src/embed/keyword.js';
 import type { EncoderInfo } from '../../src/embed/types.js';
-import { fingerprintBatchMath } from '../../src/services/fingerprint-batch.js';
-import { addSample, centroid, K_NEAREST, spaceSimilarity, spaceUtl, type DistanceStats } from '../../src/services/utl.js';
+import { fingerprintBatchMath } from '../../src/utl/fingerprint-batch.js';
+import { addSample, centroid, K_NEAREST, spaceSimilarity, spaceUtl, type DistanceStats } from '../../src/utl/utl.js';
 import type { StoredVector } from '../../src/store/fingerprints-repo.js';
 import { mulberry32 } from '../helpers/prng.js';
 

@@ -17,6 +17,8 @@ const FORBIDDEN: Record<string, string[]> = {
   // Adapters reach the data through services, never SQL.
   'src/mcp': ['src/transports', 'src/store'],
   'src/transports': ['src/store'],
+  // The UTL arithmetic is pure: workers run it, services call it, it reaches for neither.
+  'src/utl': ['src/services', 'src/mcp', 'src/transports', 'src/tools', 'src/store', 'src/jobs', 'src/index', 'src/embed/pool', 'src/app'],
   workers: ['src/services', 'src/mcp', 'src/transports', 'src/tools', 'src/store', 'src/jobs', 'src/app'],
 };
 

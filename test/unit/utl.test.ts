@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { packTerms } from '../../src/embed/keyword.js';
-import { addSample, learningMagnitude, quadrantOf, spaceSimilarity, spaceUtl, stageOf } from '../../src/services/utl.js';
+import { addSample, learningMagnitude, quadrantOf, spaceSimilarity, spaceUtl, stageOf } from '../../src/utl/utl.js';
 
 const empty = { n: 0, mean: 0, m2: 0 };
 

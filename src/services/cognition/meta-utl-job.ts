@@ -7,7 +7,7 @@ import { appendMetaLog, fittedLambda, lambdaImage, learningObservations, saveLam
 import { writeTransaction } from '../writes.js';
 import { recordRun } from '../../store/workspace-repo.js';
 import { utlWeight } from '../fingerprints.js';
-import { learningMagnitude, stageOf } from '../utl.js';
+import { learningMagnitude, stageOf } from '../../utl/utl.js';
 import { round4, spearman } from './math.js';
 
 /** Observations meta-UTL reads per project (the newest fingerprinted memories). */

@@ -1,6 +1,6 @@
 import { SPACES } from '../../embed/spaces/registry.js';
 import type { FingerprintRow } from '../../store/fingerprints-repo.js';
-import { JOHARI_THRESHOLD, quadrantOf, type Quadrant } from '../utl.js';
+import { JOHARI_THRESHOLD, quadrantOf, type Quadrant } from '../../utl/utl.js';
 
 export interface JohariSpace {
   space: string;

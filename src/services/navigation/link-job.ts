@@ -149,9 +149,13 @@ async function embedEntities(deps: LinkJobDeps, nodes: readonly NodeRecord[]): P
 }
 
 /** Enqueues automatic edges for memories just written (deduplicated per nodes and versions). */
-export async function enqueueLinks(queue: JobQueue, nodes: ReadonlyArray<{ nid: number; version: number }>): Promise<string | null> {
+export async function enqueueLinks(
+  queue: JobQueue,
+  nodes: ReadonlyArray<{ nid: number; version: number }>,
+  opts: { delayMs?: number; background?: boolean } = {},
+): Promise<string | null> {
   if (nodes.length === 0) return null;
   const nids = nodes.map((n) => n.nid);
   const id = `link-${nids[0]}-${nids[nids.length - 1]}-${nids.length}-v${nodes.map((n) => n.version).join('.')}`;
-  return (await enqueueJob(queue, linkJob, { nids }, { jobId: id })).id;
+  return (await enqueueJob(queue, linkJob, { nids }, { jobId: id, ...opts })).id;
 }

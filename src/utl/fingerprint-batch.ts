@@ -1,5 +1,4 @@
 import type { EncoderInfo, SpaceId } from '../embed/types.js';
-import type { StoredVector } from '../store/fingerprints-repo.js';
 import { addSample, K_NEAREST, spaceSimilarity, spaceUtl, type DistanceStats, type SpaceUtl } from './utl.js';
 
 /**
@@ -11,6 +10,14 @@ import { addSample, K_NEAREST, spaceSimilarity, spaceUtl, type DistanceStats, ty
  * window's vector sum is kept instead of re-adding `window` vectors per memory (the cost that
  * dominated the job); the centroid cosine is x·sum / |sum|, the cosine to the normalised mean.
  */
+/** A stored vector as the fingerprint job reads it (the store's row, decoded). */
+export interface StoredVector {
+  nid: number;
+  space: string;
+  model_id: string;
+  vector: Float32Array;
+}
+
 export interface BatchInput {
   encoders: readonly EncoderInfo[];
   /** The batch's nids, ascending. */
@@ -25,6 +32,12 @@ export interface BatchInput {
 }
 
 export type SpaceResult = SpaceUtl & { space: SpaceId };
+
+/** What the math answers when it runs on a worker thread: the results and the advanced stats. */
+export interface BatchOutput {
+  results: Map<number, SpaceResult[]>;
+  stats: BatchInput['stats'];
+}
 
 /** Per nid, its result in each space it has a vector of, in encoder order. */
 export function fingerprintBatchMath(input: BatchInput): Map<number, SpaceResult[]> {
