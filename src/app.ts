@@ -130,6 +130,9 @@ export async function createApp(config: Config, logger: Logger, opts: { clock?: 
     // PGlite cannot be shared with a worker process, so embedded mode always embeds in process.
     const consumesJobs = queue.backend === 'in-process' || !config.databaseUrl;
     if (consumesJobs) await consumeAllJobs(queue, { db, embedder, logger, queue, nearest: indexedNearest({ db, indexes, indexSync }) });
+    // Closers run in reverse: the jobs this process runs finish (or stop between batches) before
+    // the embedder, indexes and store they use close. Closing the queue again later is a no-op.
+    if (consumesJobs) closers.push(() => queue.close());
     const embedWaitMs = consumesJobs ? config.embedWaitMs : 0;
     // Redis down at start: the outbox below re-enqueues new writes once it is back; the
     // backlog of another model waits for the next start.

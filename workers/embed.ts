@@ -3,7 +3,6 @@ import type { EmbedWorkerResult, EmbedWorkerTask } from '../src/embed/pool.js';
 import { checkEncoder } from '../src/embed/spaces/define.js';
 import { implementedSpaces } from '../src/embed/spaces/registry.js';
 import type { SpaceId } from '../src/embed/types.js';
-import { fingerprintBatchMath, type BatchInput, type BatchOutput } from '../src/utl/fingerprint-batch.js';
 
 /**
  * Piscina entry for embedding: one encoder per implemented space of the registry. Encoders
@@ -65,14 +64,4 @@ export default async function embed(task: EmbedWorkerTask): Promise<EmbedWorkerR
         : await encoder.encode(task.texts, task.items);
   }
   return out;
-}
-
-/**
- * The fingerprint job's arithmetic (piscina `name: 'fingerprintMath'`): a few ms per memory of
- * cosines over the reference window, which on the main thread would hold up every call and
- * PGlite statement behind it.
- */
-export function fingerprintMath(input: BatchInput): BatchOutput {
-  const results = fingerprintBatchMath(input);
-  return { results, stats: input.stats };
 }

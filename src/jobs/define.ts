@@ -43,6 +43,8 @@ export interface JobHandlerContext<Progress, Deps = unknown> {
   readonly report: (progress: Progress) => Promise<void>;
   /** Built by the consumer (front end or worker) and handed to every handler: never a global. */
   readonly deps: Deps;
+  /** JobContext.yieldToCallers: a long background job awaits it (when given) between batches. */
+  readonly yieldToCallers?: () => Promise<void>;
 }
 
 /**

@@ -18,6 +18,12 @@ export interface JobContext {
   readonly attempt: number;
   readonly signal: AbortSignal;
   reportProgress(progress: JobProgress): Promise<void>;
+  /**
+   * For a background job between its batches: resolves once the work callers wait for has been
+   * quiet a while (in process; at most the background wait bound later). Absent or immediate
+   * where the queue has no such notion (BullMQ runs jobs in worker processes).
+   */
+  yieldToCallers?(): Promise<void>;
 }
 
 export type JobHandler = (payload: unknown, ctx: JobContext) => Promise<unknown>;

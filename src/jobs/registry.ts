@@ -28,6 +28,7 @@ function validatingHandler<Deps>(job: AnyJobDefinition<Deps>, deps: Deps): JobHa
       attempt: ctx.attempt,
       signal: ctx.signal,
       deps,
+      yieldToCallers: () => ctx.yieldToCallers?.() ?? Promise.resolve(),
       async report(progress) {
         const parsed = job.progress.safeParse(progress);
         if (!parsed.success) throw new UnrecoverableJobError(`invalid progress from job ${job.type}: ${describeIssues(parsed.error)}`);

@@ -61,8 +61,29 @@ export class RunOrder<J extends Runnable> {
     if (slots.activeBackground >= Math.max(1, slots.concurrency - 1) || slots.active > slots.activeBackground) return {};
     const oldest = this.peek(this.background);
     if (!oldest) return {};
-    const startAt = Math.min(this.foregroundAt + this.opts.quietMs, oldest.readyAt + this.opts.maxWaitMs);
+    const startAt = this.resumeAt(oldest.readyAt);
     return now >= startAt ? { job: this.shift(this.background)! } : { wakeInMs: startAt - now };
+  }
+
+  /**
+   * When a background job that has been waiting since `since` may go on: once the others have
+   * been quiet for `quietMs`, or `maxWaitMs` after `since`.
+   */
+  resumeAt(since: number): number {
+    return Math.min(this.foregroundAt + this.opts.quietMs, since + this.opts.maxWaitMs);
+  }
+
+  /**
+   * For a running background job between its batches: resolves once the others have been quiet
+   * (or the wait bound from `since` passed) and `free()` says none of them runs.
+   */
+  async untilQuiet(since: number, free: () => boolean): Promise<void> {
+    for (;;) {
+      const now = Date.now();
+      const at = this.resumeAt(since);
+      if (now >= at && free()) return;
+      await new Promise((r) => setTimeout(r, Math.max(5, at - now)));
+    }
   }
 
   clear(): void {

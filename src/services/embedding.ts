@@ -63,22 +63,18 @@ export const embedJob = defineJob({
       if (!list) continue;
       nodes.forEach((node, i) => writes.push({ nid: node.nid, space: enc.space, modelId: enc.modelId, vector: list[i]! }));
     }
-    await writeEmbeddings(deps.db, writes);
-    // Owed before the embedding debt is settled: a crash in between re-runs this job, which owes again.
-    await oweFingerprints(
-      deps.db,
-      nodes.map((n) => n.nid),
-    );
-    await settleOwedEmbeddings(deps.db, settled);
+    // The fingerprint debt and the settled embedding debt commit with the vectors, and the graph
+    // neighbourhood is read in the same transaction: one commit.
+    const nodeNids = nodes.map((n) => n.nid);
+    const withE8 = deps.queue !== undefined && deps.embedder.encoders().some((e) => e.space === 'E8');
+    let neighbourhood: number[] = [];
+    await writeEmbeddings(deps.db, writes, async (tx) => {
+      await oweFingerprints(tx, nodeNids);
+      await settleOwedEmbeddings(tx, settled);
+      if (withE8) neighbourhood = await graphNeighbourhoodOf(tx, nodeNids);
+    });
     // A node with edges just had its E8 reset to its own vector, and its neighbours' means moved.
-    if (deps.queue && deps.embedder.encoders().some((e) => e.space === 'E8'))
-      await enqueueGraphEmbed(
-        deps.queue,
-        await graphNeighbourhoodOf(
-          deps.db,
-          nodes.map((n) => n.nid),
-        ),
-      );
+    if (deps.queue && neighbourhood.length > 0) await enqueueGraphEmbed(deps.queue, neighbourhood);
     if (deps.queue && !deferFingerprints) {
       for (const projectId of new Set(nodes.map((n) => n.project_id))) await enqueueFingerprints(deps.queue, projectId);
     }

@@ -64,18 +64,19 @@ export const fingerprintJob = defineJob({
   payload: z.object({ project_id: z.string().min(1) }),
   progress: fingerprintProgress,
   result: z.object({ fingerprinted: z.number().int().nonnegative() }),
-  async handler({ project_id: projectId }, { deps, report }: JobHandlerContext<z.input<typeof fingerprintProgress>, FingerprintJobDeps>) {
+  async handler({ project_id: projectId }, { deps, report, signal, yieldToCallers }: JobHandlerContext<z.input<typeof fingerprintProgress>, FingerprintJobDeps>) {
     const encoders = deps.embedder.encoders();
     const key = modelKey(encoders);
     let done = 0;
-    // One job per project drains what the embed job owed (fingerprint_outbox), BATCH at a time in
+    // One job per project drains what the embed job owed (fingerprint_outbox), a batch at a time in
     // nid order: a burst of writes queues one job (the id dedupes while it waits), and the
     // reference vectors are read once per batch. What is owed while it runs is read by its next
     // batch; the loop ends when nothing is owed.
     let after = 0;
+    let size = MIN_BATCH;
     let count: MemoryCount | null = null;
     for (;;) {
-      const owed = await owedFingerprints(deps.db, projectId, BATCH, after);
+      const owed = await owedFingerprints(deps.db, projectId, size, after);
       if (owed.length === 0) {
         if (after === 0) break;
         // Owed behind the cursor meanwhile (an older memory re-embedded): one more pass from the start.
@@ -89,12 +90,21 @@ export const fingerprintJob = defineJob({
       count = batch.count;
       after = owed[owed.length - 1]!;
       await report({ done, total: done });
+      // Calls first between batches, and small batches while they keep coming: a burst of writes
+      // leaves hundreds owed, and one long run of them would slow every write it overlaps.
+      const asked = Date.now();
+      await yieldToCallers?.();
+      size = Date.now() - asked > 1 ? MIN_BATCH : Math.min(MAX_BATCH, size * 2);
+      // Shutting down: what is still owed stays in the outbox for the next start.
+      if (signal.aborted) break;
     }
     return { fingerprinted: done };
   },
 });
 
-const BATCH = 500;
+/** Memories per batch: from MIN_BATCH, doubling while no caller is waiting. */
+const MIN_BATCH = 32;
+const MAX_BATCH = 500;
 
 function sameStats(a: ReadonlyMap<string, DistanceStatsRow>, b: ReadonlyMap<string, DistanceStatsRow>): boolean {
   if (a.size !== b.size) return false;

@@ -57,8 +57,12 @@ export function onVectorsWritten(db: Db, listener: (rows: readonly WrittenVector
 }
 
 /** Upserts vectors (idempotent: the same write twice leaves the same rows) and notifies replicas. */
-export async function writeEmbeddings(db: Db, writes: readonly EmbeddingWrite[]): Promise<void> {
-  if (writes.length === 0) return;
+/** `alsoInTx`: more statements that commit with the vectors (the embed job settles its debts there). */
+export async function writeEmbeddings(db: Db, writes: readonly EmbeddingWrite[], alsoInTx?: (tx: Queryable) => Promise<void>): Promise<void> {
+  if (writes.length === 0) {
+    if (alsoInTx) await db.transaction(alsoInTx);
+    return;
+  }
   const listeners = written.get(db);
   // The vectors travel as one bytea parameter sliced per row: PGlite sends a Uint8Array as binary,
   // where hex text per vector cost more main-thread time (encoding, UTF-8 sizing, decoding) than
@@ -66,6 +70,7 @@ export async function writeEmbeddings(db: Db, writes: readonly EmbeddingWrite[])
   const rows = await db.transaction(async (tx) => {
     await tx.query(`select pg_advisory_xact_lock($1)`, [FEED_WRITE_LOCK]);
     const rows = await upsertVectors(tx, writes, Boolean(listeners?.size));
+    await alsoInTx?.(tx);
     await tx.query(`select pg_notify($1, '')`, [EMBEDDINGS_CHANNEL]);
     return rows;
   });

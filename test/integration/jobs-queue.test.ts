@@ -304,6 +304,40 @@ describe('in-process queue only', () => {
       await queue.close();
     }
   });
+  test('a background job that yields between batches waits while other jobs keep coming, then goes on', async () => {
+    const queue = createInProcessQueue({ logger: silent, concurrency: 2, backgroundQuietMs: 40, backgroundMaxWaitMs: 5_000 });
+    try {
+      const steps: string[] = [];
+      let yielded = 0;
+      const writing = latch();
+      await queue.consume({
+        batches: async (_p, ctx) => {
+          steps.push('batch 1');
+          await writing.promise;
+          const asked = Date.now();
+          await ctx.yieldToCallers!();
+          yielded = Date.now() - asked;
+          steps.push('batch 2');
+        },
+        write: async () => steps.push('write'),
+      });
+      const background = await queue.enqueue('batches', {}, { background: true });
+      await new Promise((r) => setTimeout(r, 20));
+      // Writes every 10 ms for 150 ms: the second batch waits for them, then for 40 ms of quiet.
+      for (let i = 0; i < 15; i++) {
+        await queue.enqueue('write', {});
+        if (i === 0) writing.resolve();
+        await new Promise((r) => setTimeout(r, 10));
+      }
+      await background.finished(GUARD_MS);
+      assert.deepEqual(steps.slice(0, 1), ['batch 1']);
+      assert.equal(steps.at(-1), 'batch 2');
+      assert.equal(steps.filter((s) => s === 'write').length, 15);
+      assert.ok(yielded >= 140, `yielded for ${yielded} ms`);
+    } finally {
+      await queue.close();
+    }
+  });
 });
 
 describe('BullMQ only', { skip: REDIS_URL ? false : 'REDIS_URL not set', timeout: 60_000 }, () => {
