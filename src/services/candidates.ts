@@ -27,18 +27,6 @@ export interface SignalQuery {
   vector: Float32Array;
 }
 
-export interface CandidateOptions {
-  /** Overrides amongLimit (tests lower it to reach the widening path on a small store). */
-  amongMax?: number | undefined;
-  /** Given each signal's first global hits, unfiltered, as soon as they arrive (before any SQL). */
-  firstRound?: ((hits: readonly (readonly VectorHit[])[]) => void) | undefined;
-  /**
-   * Verdicts (facetVerdicts with the same filters) already asked for some keys, such as the hits
-   * of a signal searched early: those keys cost the first check nothing.
-   */
-  verdicts?: Promise<ReadonlyMap<number, boolean>> | undefined;
-}
-
 export interface Candidates {
   /** Per signal, in the order given: the best `want` hits that pass the filters, best first. */
   lists: VectorHit[][];
@@ -103,9 +91,9 @@ export async function filteredCandidates(
   signals: readonly SignalQuery[],
   filters: SearchFilters,
   want: number,
-  opts: CandidateOptions = {},
+  /** Overrides amongLimit (tests lower it to reach the widening path on a small store). */
+  amongMax?: number,
 ): Promise<Candidates> {
-  let { firstRound, verdicts: seeded } = opts;
   // Verdict per candidate key, kept across widening rounds.
   const verdict = new Map<number, boolean>();
   const lists: VectorHit[][] = signals.map(() => []);
@@ -122,20 +110,14 @@ export async function filteredCandidates(
   let sizes: Awaited<typeof sizesAsked> = {};
   const exhausted = (i: number, returned: number) => (spaceById(signals[i]!.space).index === 'sparse' ? returned < depth[i]! : depth[i]! >= (sizes[signals[i]!.space] ?? 0));
   for (;;) {
-    const [rounds, known, early] = await Promise.all([
+    const [rounds, known] = await Promise.all([
       Promise.all([...open].map(async (i) => ({ i, hits: await deps.indexes.search(signals[i]!.space, signals[i]!.vector, depth[i]!) }))),
       sizesAsked,
-      seeded,
     ]);
     sizes = known;
-    if (early) for (const [key, allowed] of early) verdict.set(key, allowed);
-    seeded = undefined;
-    if (firstRound) {
-      firstRound(rounds.map((r) => r.hits));
-      firstRound = undefined;
-    }
     const unknown = [...new Set(rounds.flatMap((r) => r.hits.map((h) => h.key)))].filter((key) => !verdict.has(key));
-    for (const [key, allowed] of await facetVerdicts(deps.db, filters, unknown)) verdict.set(key, allowed);
+    for (const key of unknown) verdict.set(key, false);
+    for (const row of await matchingNodes(deps.db, facetQuery(filters), unknown)) verdict.set(row.nid, topicMatches(row.topic, filters));
     for (const { i, hits } of rounds) {
       const kept = hits.filter((h) => verdict.get(h.key));
       lists[i] = kept.slice(0, want);
@@ -146,18 +128,11 @@ export async function filteredCandidates(
     if (open.size === 0) return { lists, strategy: 'global' };
     if (selective && !askedSql) {
       askedSql = true;
-      const limit = opts.amongMax ?? amongLimit(Math.max(0, ...Object.values(sizes)));
+      const limit = amongMax ?? amongLimit(Math.max(0, ...Object.values(sizes)));
       const among = await allowedEntries(deps.db, filters, limit);
       if (among) return { lists: await searchAmong(deps.indexes, signals, among, want), strategy: 'among' };
     }
   }
-}
-
-/** Whether the filters allow each key (one statement; none for no keys). */
-export async function facetVerdicts(db: Db, filters: SearchFilters, keys: readonly number[]): Promise<Map<number, boolean>> {
-  const verdict = new Map(keys.map((key) => [key, false]));
-  for (const row of await matchingNodes(db, facetQuery(filters), keys)) verdict.set(row.nid, topicMatches(row.topic, filters));
-  return verdict;
 }
 
 /**

@@ -3,10 +3,10 @@ import type { Embedder } from '../embed/embedder.js';
 import { keywordEmbed, unpackTerms } from '../embed/keyword.js';
 import { LEXICAL_SIGNAL, LEXICAL_SPACE, signalWeights, spaceById } from '../embed/spaces/registry.js';
 import type { SpaceId } from '../embed/types.js';
-import type { VectorHit, VectorIndexes } from '../index/vector-index.js';
+import type { VectorIndexes } from '../index/vector-index.js';
 import type { Db } from '../store/db.js';
 import { nodesByNid, type NodeRecord } from '../store/nodes-repo.js';
-import { facetVerdicts, filteredCandidates, hasFacetFilters, type SearchFilters, type SignalQuery } from './candidates.js';
+import { filteredCandidates, hasFacetFilters, type SearchFilters, type SignalQuery } from './candidates.js';
 import { cueFactor, isWhenQuestion, questionWords, withNeighbours } from './context-ranking.js';
 import { fuseScores, matchStrength, MAXSIM_FLOOR, MAXSIM_RAMP, type RankedSignal, type Yardstick } from './fusion.js';
 import { mmrOrder } from './mmr.js';
@@ -117,24 +117,13 @@ export async function lexicalSearch(embedder: Embedder, indexes: VectorIndexes, 
  * Sends the lexical signal's first search now and answers it from `indexes` when
  * filteredCandidates asks exactly that search (same vector, depth, no `among`) once; any other
  * search goes to the index thread as usual. A query with no keyword terms sends nothing.
- * `verdicts`: the facet check of its hits, run as they arrive (this thread waits for the
- * embedding meanwhile), so the check after the other searches only covers their new keys.
  */
-function earlyLexical(
-  db: Db,
-  filters: SearchFilters,
-  indexes: VectorIndexes,
-  vector: Float32Array,
-  depth: number,
-): { vector: Float32Array; indexes: Pick<VectorIndexes, 'search' | 'sizes'>; verdicts: Promise<ReadonlyMap<number, boolean>> | undefined } {
+function earlyLexical(indexes: VectorIndexes, vector: Float32Array, depth: number): { vector: Float32Array; indexes: Pick<VectorIndexes, 'search' | 'sizes'> } {
   let sent = vector.length > 0 ? indexes.search(LEXICAL_SPACE, vector, depth) : null;
-  const verdicts = sent?.then((hits) => facetVerdicts(db, filters, [...new Set(hits.map((h) => h.key))]));
   // Not awaited until asked for: a failure surfaces there, not as an unhandled rejection.
   sent?.catch(() => undefined);
-  verdicts?.catch(() => undefined);
   return {
     vector,
-    verdicts,
     indexes: {
       sizes: () => indexes.sizes(),
       search(space, query, k, opts) {
@@ -180,7 +169,7 @@ export class SearchService {
     // The keyword query vector is a pure function of the text (the E13 encoder's own): built here,
     // its first BM25 search goes to the index thread right behind the term statistics (FIFO) and
     // runs while the embedding pool encodes the dense spaces, instead of after them.
-    const early = lexical ? earlyLexical(this.deps.db, q, this.deps.indexes, keywordEmbed(q.text), hasFacetFilters(q) ? want * 2 : want) : null;
+    const early = lexical ? earlyLexical(this.deps.indexes, keywordEmbed(q.text), hasFacetFilters(q) ? want * 2 : want) : null;
     const stats = statsAsked ? await statsAsked : null;
     // One embedding round trip for every dense signal; their index searches then run together.
     const dense = spaces.filter((s) => s.id !== LEXICAL_SPACE);
@@ -213,41 +202,16 @@ export class SearchService {
     yardsticksAsked.catch(() => undefined);
     // Late-interaction spaces (E12, index kind multi) rerank the fused candidates; the others generate them.
     const generators = signals.filter((s) => spaceById(s.space).index !== 'multi');
-    const rerankers = signals.filter((s) => spaceById(s.space).index === 'multi');
-    // Without a selective filter the fused candidates are nearly always among the first global
-    // searches' hits, so the rerank of all of those is sent as soon as they arrive: the index
-    // thread scores them while this thread checks their facets, instead of one more round trip
-    // after fusion. A document's MaxSim does not depend on the others scored with it.
-    const earlyRerank = new Map<string, { asked: Set<number>; hits: Promise<VectorHit[]> }>();
-    const firstRound =
-      rerankers.length > 0 && !hasFacetFilters(q)
-        ? (rounds: readonly (readonly VectorHit[])[]) => {
-            const asked = new Set(rounds.flatMap((hits) => hits.map((h) => h.key)));
-            if (asked.size === 0) return;
-            const among = [...asked];
-            for (const s of rerankers) {
-              const hits = this.deps.indexes.search(s.space, s.vector, among.length, { among });
-              // Not awaited when fusion picks a candidate outside it: no unhandled rejection then.
-              hits.catch(() => undefined);
-              earlyRerank.set(s.name, { asked, hits });
-            }
-          }
-        : undefined;
-    const { lists } = await filteredCandidates({ db: this.deps.db, indexes: early?.indexes ?? this.deps.indexes }, generators, q, want, { firstRound, verdicts: early?.verdicts });
+    const { lists } = await filteredCandidates({ db: this.deps.db, indexes: early?.indexes ?? this.deps.indexes }, generators, q, want);
     const steps = signals.length + 1;
     for (const [i, s] of generators.entries()) await q.onProgress?.(i + 1, steps, `${s.name}: ${lists[i]!.length} candidates`);
     const ranked0: RankedSignal[] = generators.map((s, i) => ({ name: s.name, weight: weights[s.name] ?? 0, hits: lists[i]!.map((h) => ({ key: h.key, score: h.similarity })) }));
     let fused = fuseScores(ranked0, LEXICAL_SIGNAL);
+    const rerankers = signals.filter((s) => spaceById(s.space).index === 'multi');
     if (rerankers.length > 0 && fused.length > 0) {
       const among = fused.slice(0, want).map((f) => f.key);
       for (const s of rerankers) {
-        const sent = earlyRerank.get(s.name);
-        const head = new Set(among);
-        // Exactly what a search among the fused head returns: the same scores, order and ties.
-        const hits =
-          sent && among.every((key) => sent.asked.has(key))
-            ? (await sent.hits).filter((h) => head.has(h.key))
-            : await this.deps.indexes.search(s.space, s.vector, among.length, { among });
+        const hits = await this.deps.indexes.search(s.space, s.vector, among.length, { among });
         lists.push(hits);
         generators.push(s);
         ranked0.push({ name: s.name, weight: weights[s.name] ?? 0, hits: hits.map((h) => ({ key: h.key, score: h.similarity })), floor: MAXSIM_FLOOR });

@@ -170,7 +170,7 @@ function suite(name: string, harness: () => Promise<Harness>, skip: string | fal
       const signal = [{ name: 'E1', space: 'E1' as const, vector: v! }];
       const exact = await filteredCandidates({ db: h.db, indexes }, signal, { projectId: 'tiny' }, 50);
       // With a bound of 1, three allowed entries are "many": the search widens until exhausted.
-      const widened = await filteredCandidates({ db: h.db, indexes }, signal, { projectId: 'tiny' }, 50, { amongMax: 1 });
+      const widened = await filteredCandidates({ db: h.db, indexes }, signal, { projectId: 'tiny' }, 50, 1);
       assert.equal(widened.strategy, 'global');
       assert.deepEqual(
         widened.lists[0]!.map((h) => h.key),
