@@ -179,7 +179,7 @@ describe('vector indexes on a USearch worker thread', () => {
     const [before, wrongDim, sizes] = await Promise.allSettled([indexes.search('E1', queries[0]!, 3), indexes.search('E1', new Float32Array(DIM + 1), 3), indexes.sizes()]);
     assert.equal(before.status, 'fulfilled');
     assert.equal(wrongDim.status, 'rejected');
-    assert.match(String(wrongDim.reason), /query has 65 dimensions/);
+    assert.match(String((wrongDim).reason), /query has 65 dimensions/);
     assert.deepEqual(sizes, { status: 'fulfilled', value: await indexes.sizes() });
     // A search asked before an upsert does not see it; one asked after does (FIFO, as unbatched).
     const earlier = indexes.search('E1', queries[1]!, 1);
