@@ -8,7 +8,7 @@ import { mkdir, readFile, rename, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { SpaceId } from '../src/embed/types.js';
 import { indexKind } from '../src/index/kinds/registry.js';
-import { SNAPSHOT_FORMAT, type BatchResult, type IndexResults, type IndexTask, type LoadResult, type ReadTask, type SnapshotMeta } from '../src/index/protocol.js';
+import { SNAPSHOT_FORMAT, type IndexResults, type IndexTask, type LoadResult, type SnapshotMeta } from '../src/index/protocol.js';
 import type { ResolvedSpec, SavedSpace, SpaceIndex } from '../src/index/space-index.js';
 import type { VectorHit } from '../src/index/vector-index.js';
 
@@ -94,28 +94,8 @@ async function load(dir: string, specs: ResolvedSpec[]): Promise<LoadResult> {
   return result;
 }
 
-function read(task: ReadTask): IndexResults[ReadTask['op']] {
-  switch (task.op) {
-    case 'search':
-      return search(task.space, task.query, task.k, task.among);
-    case 'idf':
-      return spaces.get(task.space)?.idf?.(task.termIds) ?? task.termIds.map(() => 0);
-    case 'sizes':
-      return sizes();
-  }
-}
-
 export default async function handle(task: IndexTask): Promise<IndexResults[IndexTask['op']]> {
   switch (task.op) {
-    case 'batch':
-      // Each task fails alone, as it would have as a message of its own.
-      return task.tasks.map((t): BatchResult => {
-        try {
-          return { ok: true, value: read(t) };
-        } catch (error) {
-          return { ok: false, error };
-        }
-      });
     case 'ensure':
       return ensure(task.spec);
     case 'upsert':
@@ -123,9 +103,11 @@ export default async function handle(task: IndexTask): Promise<IndexResults[Inde
     case 'remove':
       return spaces.get(task.space)?.remove(task.keys) ?? 0;
     case 'search':
+      return search(task.space, task.query, task.k, task.among);
     case 'idf':
+      return spaces.get(task.space)?.idf?.(task.termIds) ?? task.termIds.map(() => 0);
     case 'sizes':
-      return read(task);
+      return sizes();
     case 'save':
       return save(task.dir, task.feedSeq);
     case 'load':

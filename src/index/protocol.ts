@@ -23,19 +23,11 @@ export type IndexTask =
   /** A sparse space's inverse document frequency of each term id (0 from a dense space). */
   | { op: 'idf'; space: SpaceId; termIds: number[] }
   | { op: 'sizes' }
-  /** Read-only tasks asked together, answered in order in one message (usearch-host.ts). */
-  | { op: 'batch'; tasks: ReadTask[] }
   | { op: 'save'; dir: string; feedSeq: number }
   | { op: 'load'; dir: string; specs: ResolvedSpec[] }
   | { op: 'close' };
 
 export type IndexOp = IndexTask['op'];
-
-/** The tasks that only read the indexes: a batch may hold these. */
-export type ReadTask = Extract<IndexTask, { op: 'search' | 'idf' | 'sizes' }>;
-
-/** One batched task's outcome: its value, or what it threw (an Error survives the clone). */
-export type BatchResult = { ok: true; value: IndexResults[ReadTask['op']] } | { ok: false; error: unknown };
 
 export interface LoadResult {
   /** The feed position of the snapshot when every requested spec was loaded from it, else 0. */
@@ -54,7 +46,6 @@ export interface IndexResults {
   search: VectorHit[];
   idf: number[];
   sizes: Partial<Record<SpaceId, number>>;
-  batch: BatchResult[];
   save: void;
   load: LoadResult;
   close: void;

@@ -2,7 +2,7 @@ import { Piscina } from 'piscina';
 import type { SpaceId } from '../embed/types.js';
 import type { Logger } from '../log.js';
 import { workerFile } from '../paths.js';
-import type { IndexOp, IndexResults, IndexTask, ReadTask } from './protocol.js';
+import type { IndexOp, IndexResults, IndexTask } from './protocol.js';
 import { resolveSpec } from './space-index.js';
 import type { SearchOptions, SpaceIndexSpec, VectorHit, VectorIndexes } from './vector-index.js';
 
@@ -32,48 +32,7 @@ export function createVectorIndexes(opts: { logger?: Logger } = {}): VectorIndex
   });
   let closed = false;
 
-  // Searches and size asks made in one synchronous run (a search's parallel index searches)
-  // travel as one task: Piscina hands the thread its next task only once this thread has taken
-  // the previous answer, so each extra message cost a wake-up of both threads in turn.
-  let pending: Array<{ task: ReadTask; resolve: (value: never) => void; reject: (err: unknown) => void }> | null = null;
-
-  function flush(): void {
-    const asked = pending;
-    pending = null;
-    if (!asked || asked.length === 0) return;
-    if (asked.length === 1) {
-      const [only] = asked;
-      (send(only!.task) as Promise<never>).then(only!.resolve, only!.reject);
-      return;
-    }
-    send({ op: 'batch', tasks: asked.map((a) => a.task) }).then(
-      (results) =>
-        results.forEach((r, i) => {
-          if (r.ok) asked[i]!.resolve(r.value as never);
-          else asked[i]!.reject(r.error);
-        }),
-      (err: unknown) => asked.forEach((a) => a.reject(err)),
-    );
-  }
-
-  function read<K extends ReadTask['op']>(task: Extract<ReadTask, { op: K }>): Promise<IndexResults[K]> {
-    if (closed) return Promise.reject(new Error('the vector indexes are closed'));
-    return new Promise<IndexResults[K]>((resolve, reject) => {
-      if (!pending) {
-        pending = [];
-        queueMicrotask(flush);
-      }
-      pending.push({ task, resolve, reject });
-    });
-  }
-
   function run<K extends IndexOp>(task: Extract<IndexTask, { op: K }>, transfer?: ArrayBuffer): Promise<IndexResults[K]> {
-    // Reads asked before this call go first, as they would have unbatched (FIFO).
-    flush();
-    return send(task, transfer);
-  }
-
-  function send<K extends IndexOp>(task: Extract<IndexTask, { op: K }>, transfer?: ArrayBuffer): Promise<IndexResults[K]> {
     if (closed) return Promise.reject(new Error('the vector indexes are closed'));
     if (transfer && transfer.byteLength > TRANSFER_MIN_BYTES) {
       // A custom Transferable: Piscina unwraps it to the task and moves the buffer with it.
@@ -116,20 +75,18 @@ export function createVectorIndexes(opts: { logger?: Logger } = {}): VectorIndex
     },
 
     search(space: SpaceId, query: Float32Array, k: number, opts: SearchOptions = {}): Promise<VectorHit[]> {
-      if (!opts.among) return read({ op: 'search', space, query, k });
+      if (!opts.among) return run({ op: 'search', space, query, k });
       checkKeys(opts.among);
-      return read({ op: 'search', space, query, k, among: [...opts.among] });
+      return run({ op: 'search', space, query, k, among: [...opts.among] });
     },
 
     async termIdf(space: SpaceId, termIds: readonly number[]) {
       if (termIds.length === 0) return [];
-      // Alone, never batched: a search's term IDFs weigh the query it embeds next, while the
-      // searches asked with them would hold the answer back until they are done.
       return run({ op: 'idf', space, termIds: [...termIds] });
     },
 
     sizes() {
-      return read({ op: 'sizes' });
+      return run({ op: 'sizes' });
     },
 
     async saveSnapshot(dir: string, feedSeq: number) {

@@ -174,23 +174,6 @@ describe('vector indexes on a USearch worker thread', () => {
     assert.equal(hits[0]!.key, bruteForceTop(data, q, 1)[0]);
   });
 
-  test('reads asked together each get their own answer or error, in order with the writes around them', async () => {
-    const key = 999_999;
-    const [before, wrongDim, sizes] = await Promise.allSettled([indexes.search('E1', queries[0]!, 3), indexes.search('E1', new Float32Array(DIM + 1), 3), indexes.sizes()]);
-    assert.equal(before.status, 'fulfilled');
-    assert.equal(wrongDim.status, 'rejected');
-    assert.match(String((wrongDim).reason), /query has 65 dimensions/);
-    assert.deepEqual(sizes, { status: 'fulfilled', value: await indexes.sizes() });
-    // A search asked before an upsert does not see it; one asked after does (FIFO, as unbatched).
-    const earlier = indexes.search('E1', queries[1]!, 1);
-    const write = indexes.upsert('E1', [key], [queries[1]!]);
-    const later = indexes.search('E1', queries[1]!, 1);
-    const [e, , l] = await Promise.all([earlier, write, later]);
-    assert.notEqual(e[0]!.key, key);
-    assert.equal(l[0]!.key, key);
-    await indexes.remove('E1', [key]);
-  });
-
   test('save then load into fresh indexes gives the same search results', async () => {
     await indexes.saveSnapshot(dir, 1234);
     const fresh = createVectorIndexes();
