@@ -37,6 +37,9 @@ interface Doc {
   len: number;
 }
 
+/** Slack on the pruning bound: far above float rounding of a few summed terms, far below a term's weight. */
+const PRUNE_MARGIN = 1e-9;
+
 const SNAPSHOT_MAGIC = 0x31334d42; // "BM31" little endian-ish tag, version 1
 
 export class SparseIndex {
@@ -170,7 +173,12 @@ export class SparseIndex {
    * into a dense score array; once the k-th best partial score exceeds what the remaining
    * (common) terms could give a document at most, no unseen document can enter the top k, so
    * the remaining terms only add to documents already found (by lookup in each candidate's
-   * sorted term list when that is cheaper than scanning the term's postings).
+   * sorted term list when that is cheaper than scanning the term's postings). Before each of
+   * those terms, found documents whose partial score plus that most cannot reach the k-th best
+   * partial score are dropped: scores only grow, so they cannot reach the final k-th either.
+   * Without that, a term held by nearly every document (a word of a fixed template) costs a
+   * scan of its whole postings for the many documents the rarer terms found (at 100k
+   * memories: 3.5 ms of a bench query's 4 ms, against 0.4 ms for the others).
    */
   search(queryIds: ArrayLike<number>, k: number): VectorHit[] {
     k = Math.floor(k);
@@ -208,6 +216,7 @@ export class SparseIndex {
     let closed = false;
     for (const { t, p, w, ub } of terms) {
       if (!closed && nTouched >= k && kthLargest(acc, touched, nTouched, k) > rest) closed = true;
+      if (closed && nTouched > k) nTouched = this.prune(nTouched, k, rest);
       const slots = p.slots;
       const tfs = p.tfs;
       if (!closed) {
@@ -239,6 +248,25 @@ export class SparseIndex {
       rest -= ub;
     }
     return topHits(acc, touched, nTouched, keyOf, k);
+  }
+
+  /**
+   * Keeps the touched slots whose partial score plus `rest` (the most the remaining terms can
+   * add) reaches the current k-th best partial score, in their order; zeroes the others' scores
+   * (topHits only resets what is still touched). The margin absorbs float rounding in `rest`,
+   * so a document that could tie the k-th is kept. Returns the new count.
+   */
+  private prune(nTouched: number, k: number, rest: number): number {
+    const acc = this.acc;
+    const touched = this.touched;
+    const floor = kthLargest(acc, touched, nTouched, k) - rest - PRUNE_MARGIN;
+    let kept = 0;
+    for (let i = 0; i < nTouched; i++) {
+      const slot = touched[i]!;
+      if (acc[slot]! >= floor) touched[kept++] = slot;
+      else acc[slot] = 0;
+    }
+    return kept;
   }
 
   /**

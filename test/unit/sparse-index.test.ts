@@ -165,3 +165,22 @@ test('searchAmong: the same scores and order as search, restricted to the listed
   assert.deepEqual(idx.searchAmong([1], 10, []), []);
   assert.deepEqual(idx.searchAmong([100_000], 10, [1, 2, 3]), []);
 });
+
+test('a term held by every document: the top k equal the exhaustive ranking, scores and ties included', () => {
+  const next = mulberry32(7);
+  const idx = new SparseIndex();
+  // Term 0 in every document (as "note" in a fixed template), a few mid-frequency terms, many rare ones.
+  for (let key = 1; key <= 3_000; key++) {
+    const ids = [0, 1 + Math.floor(next() * 6), 1 + Math.floor(next() * 6), 10 + Math.floor(next() * 400)];
+    idx.upsert(
+      key,
+      ids,
+      ids.map(() => 1 + Math.floor(next() * 2)),
+    );
+  }
+  for (let q = 0; q < 30; q++) {
+    const query = [0, 1 + (q % 6), 1 + ((q * 7) % 6), 10 + Math.floor(next() * 400)];
+    const all = idx.search(query, 3_000);
+    for (const k of [1, 5, 50, 200]) assert.deepEqual(idx.search(query, k), all.slice(0, k));
+  }
+});
