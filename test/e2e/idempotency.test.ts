@@ -72,7 +72,10 @@ test('20 keyed writes in flight at a kill -9, all retried with their keys on the
     ),
   );
   // Kill as soon as the first answers arrive: the rest are committed, half-done or not started.
-  while (acked < 3) await new Promise((r) => setTimeout(r, 5));
+  // A server that answers none fails the test here rather than keeping it (and the run) alive forever.
+  for (const deadline = Date.now() + 60_000; acked < 3; await new Promise((r) => setTimeout(r, 5))) {
+    if (Date.now() > deadline) assert.fail(`only ${acked} of 20 writes answered within 60 s`);
+  }
   first.proc.kill('SIGKILL');
   await first.exited;
   const answeredBeforeKill = (await Promise.all(inFlight)).filter(Boolean).length;
