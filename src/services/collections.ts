@@ -25,6 +25,9 @@ import { image, writeTransaction } from './writes.js';
  */
 export const DEFAULT_COLLECTION = 'default';
 
+/** What a collection name may be (new_collection and import check it with these). */
+export const COLLECTION_NAME = { max: 64, pattern: /^[\w.:@/-]+$/, rule: 'letters, digits and . _ : @ / - only' } as const;
+
 export type { CollectionFigures };
 
 export interface CreateCollectionResult {

@@ -38,6 +38,7 @@ export function memoryLine(n: Record<string, unknown>): ExportLine {
     id: n.id,
     kind: n.kind,
     project_id: n.project_id,
+    collection: n.collection ?? 'default',
     memory_type: n.memory_type,
     topic: n.topic ?? null,
     content: n.content,

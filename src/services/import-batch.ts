@@ -130,7 +130,7 @@ export class BatchWriter {
       if (!record.id) (byProject.get(record.project_id) ?? byProject.set(record.project_id, []).get(record.project_id)!).push(hash);
     }
     for (const [project, list] of byProject) {
-      for (const row of await liveHashesInProject(this.tx, project, list)) seen.add(`${project}|${topicKey(row.content_hash, row.topic)}`);
+      for (const row of await liveHashesInProject(this.tx, project, list)) seen.add(`${project}|${row.collection}|${topicKey(row.content_hash, row.topic)}`);
     }
     for (const { record } of memories) {
       const hash = hashes.get(record.content)!;
@@ -141,7 +141,8 @@ export class BatchWriter {
           continue;
         }
       } else {
-        const key = `${record.project_id}|${topicKey(hash, topic)}`;
+        // Dedupe is per collection, as push's: the same text may live in two namespaces.
+        const key = `${record.project_id}|${record.collection}|${topicKey(hash, topic)}`;
         if (seen.has(key)) {
           this.skipped++;
           continue;
@@ -161,6 +162,7 @@ export class BatchWriter {
       ...newNode({
         kind: r.kind,
         project_id: r.project_id,
+        collection: r.collection,
         memory_type: r.memory_type,
         topic,
         content: r.content,

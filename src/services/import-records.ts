@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { EDGE_TYPES } from '../store/edges-repo.js';
+import { COLLECTION_NAME, DEFAULT_COLLECTION } from './collections.js';
 
 /**
  * What `import` takes, one record at a time, whatever the file format was: every parser (our
@@ -22,6 +23,8 @@ export const memoryRecord = z.object({
   id: nodeId.optional(),
   kind: z.enum(['memory', 'chunk', 'entity']).default('memory'),
   project_id: project.default('default'),
+  /** The project's namespace (seed 004); a name not declared in the target project exists through its memories. */
+  collection: z.string().trim().min(1).max(COLLECTION_NAME.max).regex(COLLECTION_NAME.pattern, COLLECTION_NAME.rule).default(DEFAULT_COLLECTION),
   memory_type: z.enum(['episodic', 'semantic', 'procedural']).default('semantic'),
   topic: z.string().trim().min(1).max(256).nullable().optional(),
   content: z

@@ -20,16 +20,17 @@ export async function insertNodesBulk(q: Queryable, nodes: readonly ImportedNode
   const col = <K extends keyof ImportedNode>(k: K) => nodes.map((n) => iso(n[k]));
   return q.query<NodeRecord & Record<string, unknown>>(
     `insert into nodes (id, kind, project_id, memory_type, topic, content, tags, source_uri, importance, confidence,
-                        metadata, content_hash, valid_from, valid_to, created_at, updated_at, version)
+                        metadata, content_hash, valid_from, valid_to, created_at, updated_at, version, collection)
      select r.id, r.kind, r.project_id, r.memory_type, r.topic, r.content,
             array(select jsonb_array_elements_text(r.tags)), r.source_uri, r.importance, r.confidence,
             r.metadata, r.content_hash, r.valid_from, r.valid_to,
-            coalesce(r.created_at, now()), coalesce(r.updated_at, r.created_at, now()), coalesce(r.version, 1)
+            coalesce(r.created_at, now()), coalesce(r.updated_at, r.created_at, now()), coalesce(r.version, 1),
+            coalesce(r.collection, 'default')
        from unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::jsonb[], $8::text[],
                    $9::real[], $10::real[], $11::jsonb[], $12::text[], $13::timestamptz[], $14::timestamptz[],
-                   $15::timestamptz[], $16::timestamptz[], $17::int[])
+                   $15::timestamptz[], $16::timestamptz[], $17::int[], $18::text[])
          with ordinality as r(id, kind, project_id, memory_type, topic, content, tags, source_uri, importance, confidence,
-                              metadata, content_hash, valid_from, valid_to, created_at, updated_at, version, ord)
+                              metadata, content_hash, valid_from, valid_to, created_at, updated_at, version, collection, ord)
       order by r.ord
      returning ${NODE_COLUMNS}`,
     [
@@ -50,6 +51,7 @@ export async function insertNodesBulk(q: Queryable, nodes: readonly ImportedNode
       col('created_at'),
       col('updated_at'),
       col('version'),
+      col('collection'),
     ],
   );
 }
@@ -103,10 +105,14 @@ export async function existingEdgeIds(q: Queryable, ids: readonly string[]): Pro
 }
 
 /** Live nodes of a project with one of these content hashes: id, hash and topic, for dedupe. */
-export async function liveHashesInProject(q: Queryable, projectId: string, hashes: readonly string[]): Promise<Array<{ id: string; content_hash: string; topic: string | null }>> {
+export async function liveHashesInProject(
+  q: Queryable,
+  projectId: string,
+  hashes: readonly string[],
+): Promise<Array<{ id: string; content_hash: string; topic: string | null; collection: string }>> {
   if (hashes.length === 0) return [];
-  return q.query<{ id: string; content_hash: string; topic: string | null }>(
-    `select id, content_hash, topic from nodes where project_id = $1 and content_hash = any($2::text[]) and deleted_at is null`,
+  return q.query<{ id: string; content_hash: string; topic: string | null; collection: string }>(
+    `select id, content_hash, topic, collection from nodes where project_id = $1 and content_hash = any($2::text[]) and deleted_at is null`,
     [projectId, hashes],
   );
 }

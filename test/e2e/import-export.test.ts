@@ -48,6 +48,9 @@ describe('context-graph export → import → export (embedded and against a run
       const a = structured(await call(client, 'store', { content: 'The payments service settles card transactions nightly.', topic: 'payments', tags: ['ops'], importance: 0.8 }));
       const b = structured(await call(client, 'store', { content: 'The API gateway terminates TLS.', project_id: 'edge', memory_type: 'procedural' }));
       const gone = structured(await call(client, 'store', { content: 'A memory deleted before the export.' }));
+      // A collection of its own: the same text as a default-collection memory, kept apart (dedupe is per collection).
+      await call(client, 'new_collection', { name: 'runbooks', project_id: 'edge' });
+      const kept = structured(await call(client, 'store', { content: 'The API gateway terminates TLS.', project_id: 'edge', collection: 'runbooks', memory_type: 'procedural' }));
       await call(client, 'update', { id: a.id, content: 'The payments service settles card transactions every night at 02:00.' });
       await call(client, 'delete', { id: gone.id });
       await call(client, 'relate', { triples: [{ subject: a.id, predicate: 'depends_on', object: 'Postgres', edge_type: 'Causal', weight: 0.9, valid_from: '2024-01-01' }] });
@@ -68,6 +71,10 @@ describe('context-graph export → import → export (embedded and against a run
       assert.ok(lines.some((l) => l.type === 'memory' && l.kind === 'entity' && l.topic === 'Postgres'));
       assert.ok(lines.some((l) => l.type === 'edge' && l.predicate === 'depends_on' && l.edge_type === 'Causal' && l.valid_from === '2024-01-01T00:00:00.000Z'));
       assert.ok(!lines.some((l) => l.id === gone.id), 'a deleted memory is not exported');
+      assert.ok(
+        lines.some((l) => l.type === 'memory' && l.id === kept.id && l.collection === 'runbooks'),
+        'the collection is exported',
+      );
 
       // Stopped: export embedded (live tables), the same bytes as the server's (the log as of a transaction).
       const embedded = await cg(['export'], env);
@@ -80,6 +87,17 @@ describe('context-graph export → import → export (embedded and against a run
       assert.match(imported.stdout, new RegExp(`inserted ${lines.length}, updated 0, skipped 0, rejected 0`));
       const again = await cg(['export'], targetEnv);
       assert.equal(again.stdout, first);
+      // Without ids (another system's file), the same text in another collection is not a duplicate.
+      const idless = lines.filter((l) => l.type === 'memory' && l.project_id === 'edge' && l.kind === 'memory').map(({ id: _id, ...rest }) => JSON.stringify(rest));
+      await writeFile(join(files.path, 'idless.jsonl'), idless.join('\n') + '\n');
+      const fresh = await tempDir();
+      try {
+        const into = await cg(['import', join(files.path, 'idless.jsonl')], childEnv({ CONTEXT_GRAPH_DATA_DIR: fresh.path }));
+        assert.equal(into.code, 0, into.stderr);
+        assert.match(into.stdout, /inserted 2, updated 0, skipped 0/);
+      } finally {
+        await fresh.remove();
+      }
     } finally {
       await Promise.all([source.remove(), target.remove(), files.remove()]);
     }

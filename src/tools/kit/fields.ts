@@ -1,5 +1,6 @@
 import * as z from 'zod';
 import { toNodeId } from '../../ids.js';
+import { COLLECTION_NAME } from '../../services/collections.js';
 
 /** Field schemas shared by the tools, with the bounds of seed 001 §3.7 and defaults of seed 004. */
 export const MEMORY_TYPES = ['episodic', 'semantic', 'procedural'] as const;
@@ -24,12 +25,7 @@ export const memoryTypeField = z.enum(MEMORY_TYPES);
  */
 export const collectionRefField = z.string().max(64);
 /** A collection name as new_collection creates it. */
-export const collectionField = z
-  .string()
-  .trim()
-  .min(1)
-  .max(64)
-  .regex(/^[\w.:@/-]+$/, 'letters, digits and . _ : @ / - only');
+export const collectionField = z.string().trim().min(1).max(COLLECTION_NAME.max).regex(COLLECTION_NAME.pattern, COLLECTION_NAME.rule);
 export const tagsField = z.array(z.string().trim().min(1).max(64)).max(32);
 export const unitInterval = z.number().min(0).max(1);
 export const limitField = z.number().int().min(1).max(50).default(5).describe('How many results.');
