@@ -1,3 +1,4 @@
+import { parseSparse, serializeSparse } from './sparse-snapshot.js';
 import { kthLargest, lowerBound, topHits } from './top-k.js';
 import type { VectorHit } from './vector-index.js';
 
@@ -39,8 +40,6 @@ interface Doc {
 
 /** Slack on the pruning bound: far above float rounding of a few summed terms, far below a term's weight. */
 const PRUNE_MARGIN = 1e-9;
-
-const SNAPSHOT_MAGIC = 0x31334d42; // "BM31" little endian-ish tag, version 1
 
 export class SparseIndex {
   private readonly postings = new Map<number, Postings>();
@@ -312,57 +311,14 @@ export class SparseIndex {
     return hits.length > k ? hits.slice(0, k) : hits;
   }
 
-  /**
-   * Binary snapshot: header [magic u32, docCount u32, totalTerms u32, 0 u32], then keys as f64
-   * (docCount), term counts as u32 (docCount), term ids as u32 (totalTerms), tfs as f32 (totalTerms).
-   */
+  /** Binary snapshot of every live document (src/index/sparse-snapshot.ts has the format). */
   serialize(): Uint8Array {
-    const live = this.docs.filter((d): d is Doc => d !== undefined);
-    const total = live.reduce((s, d) => s + d.terms.length, 0);
-    const bytes = 16 + live.length * 8 + live.length * 4 + total * 8;
-    const buf = new ArrayBuffer(bytes);
-    const head = new Uint32Array(buf, 0, 4);
-    head[0] = SNAPSHOT_MAGIC;
-    head[1] = live.length;
-    head[2] = total;
-    const keys = new Float64Array(buf, 16, live.length);
-    const counts = new Uint32Array(buf, 16 + live.length * 8, live.length);
-    const idsAt = 16 + live.length * 12;
-    const ids = new Uint32Array(buf, idsAt, total);
-    const tfs = new Float32Array(buf, idsAt + total * 4, total);
-    let o = 0;
-    live.forEach((d, i) => {
-      keys[i] = d.key;
-      counts[i] = d.terms.length;
-      ids.set(d.terms, o);
-      tfs.set(d.tfs, o);
-      o += d.terms.length;
-    });
-    return new Uint8Array(buf);
+    return serializeSparse(this.docs.filter((d): d is Doc => d !== undefined));
   }
 
   static deserialize(data: Uint8Array, k1?: number, b?: number): SparseIndex {
-    // Copy: the file buffer may be unaligned or pooled.
-    const buf = new ArrayBuffer(data.byteLength);
-    new Uint8Array(buf).set(data);
-    if (buf.byteLength < 16) throw new Error('sparse snapshot too short');
-    const head = new Uint32Array(buf, 0, 4);
-    if (head[0] !== SNAPSHOT_MAGIC) throw new Error('not a sparse index snapshot');
-    const docCount = head[1]!;
-    const total = head[2]!;
-    if (buf.byteLength !== 16 + docCount * 12 + total * 8) throw new Error('sparse snapshot has the wrong length');
-    const keys = new Float64Array(buf, 16, docCount);
-    const counts = new Uint32Array(buf, 16 + docCount * 8, docCount);
-    const idsAt = 16 + docCount * 12;
-    const ids = new Uint32Array(buf, idsAt, total);
-    const tfs = new Float32Array(buf, idsAt + total * 4, total);
     const index = new SparseIndex(k1, b);
-    let o = 0;
-    for (let i = 0; i < docCount; i++) {
-      const c = counts[i]!;
-      index.upsert(keys[i]!, ids.subarray(o, o + c), tfs.subarray(o, o + c));
-      o += c;
-    }
+    for (const d of parseSparse(data)) index.upsert(d.key, d.terms, d.tfs);
     return index;
   }
 }
