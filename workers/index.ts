@@ -108,10 +108,6 @@ export default async function handle(task: IndexTask): Promise<IndexResults[Inde
   switch (task.op) {
     case 'ensure':
       return ensure(task.spec);
-    case 'upsert':
-      return need(task.space).upsert(task.keys, task.vectors, task.lengths);
-    case 'remove':
-      return spaces.get(task.space)?.remove(task.keys) ?? 0;
     case 'batch':
       return batch(task);
     case 'search':

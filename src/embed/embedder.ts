@@ -22,7 +22,7 @@ export interface Embedder {
   encoders(): EncoderInfo[];
   /** One L2-normalised vector per text per requested space (default: all enabled spaces). */
   embed(texts: readonly string[], spaces?: readonly SpaceId[], opts?: EmbedOptions): Promise<Map<SpaceId, Float32Array[]>>;
-  /** The fingerprint job's vector arithmetic (fingerprint-batch.ts), on the same pool, off the event loop. */
+  /** The fingerprint job's vector arithmetic (src/utl/fingerprint-batch.ts), on a low-priority thread of its own, off the event loop. */
   fingerprintMath(input: BatchInput): Promise<BatchOutput>;
   close(): Promise<void>;
 }

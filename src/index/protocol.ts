@@ -13,14 +13,10 @@ import type { VectorHit } from './vector-index.js';
 export type IndexTask =
   | { op: 'ensure'; spec: ResolvedSpec }
   /**
-   * Row i is `lengths[i]` floats of `vectors`, rows concatenated in key order: `dim` floats in
-   * a dense space, packed (term id, tf) pairs in a sparse one. The host never needs to know which.
-   */
-  | { op: 'upsert'; space: SpaceId; keys: number[]; vectors: Float32Array; lengths: number[] }
-  | { op: 'remove'; space: SpaceId; keys: number[] }
-  /**
-   * Several spaces' changes in one message: every removal, then every upsert, group by group;
-   * the groups' rows are concatenated in `vectors` in group order.
+   * Upserts and removals, of one space or several, in one message: every removal, then every
+   * upsert, group by group. Row i of a group is `lengths[i]` floats of `vectors` (groups' rows
+   * concatenated in group order): `dim` floats in a dense space, packed (term id, tf) pairs in a
+   * sparse one. The host never needs to know which.
    */
   | { op: 'batch'; removals: Array<{ space: SpaceId; keys: number[] }>; upserts: Array<{ space: SpaceId; keys: number[]; lengths: number[] }>; vectors: Float32Array }
   /** A sparse space takes the query's packed term vector. `among`: only these keys, scored exactly. */
@@ -45,9 +41,6 @@ export interface LoadResult {
 /** What the worker answers to each op. */
 export interface IndexResults {
   ensure: void;
-  upsert: void;
-  /** How many of the keys were present. */
-  remove: number;
   batch: void;
   search: VectorHit[];
   idf: number[];

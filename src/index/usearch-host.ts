@@ -41,6 +41,30 @@ export function createVectorIndexes(opts: { logger?: Logger } = {}): VectorIndex
     return pool.run(task) as Promise<IndexResults[K]>;
   }
 
+  async function applyBatch(batch: IndexBatch): Promise<void> {
+    for (const u of batch.upserts) {
+      if (u.keys.length !== u.vectors.length) throw new RangeError(`upsert into ${u.space}: ${u.keys.length} keys but ${u.vectors.length} vectors`);
+      checkKeys(u.keys);
+    }
+    for (const r of batch.removals) checkKeys(r.keys);
+    const upserts = batch.upserts.filter((u) => u.keys.length > 0);
+    const removals = batch.removals.filter((r) => r.keys.length > 0);
+    if (upserts.length === 0 && removals.length === 0) return;
+    // One buffer for every row: one message, and USearch adds a dense group in a single call.
+    // Rows keep their own lengths, so the host needs no knowledge of the index kind; set()
+    // copies bytes, so packed sparse term ids survive.
+    const flat = concat(upserts.flatMap((u) => u.vectors));
+    await run(
+      {
+        op: 'batch',
+        removals: removals.map((r) => ({ space: r.space, keys: [...r.keys] })),
+        upserts: upserts.map((u) => ({ space: u.space, keys: [...u.keys], lengths: u.vectors.map((v) => v.length) })),
+        vectors: flat,
+      },
+      flat.buffer,
+    );
+  }
+
   return {
     async ensure(spec: SpaceIndexSpec) {
       if (!Number.isInteger(spec.dim) || spec.dim < 0) {
@@ -49,44 +73,14 @@ export function createVectorIndexes(opts: { logger?: Logger } = {}): VectorIndex
       await run({ op: 'ensure', spec: resolveSpec(spec) });
     },
 
-    async upsert(space: SpaceId, keys: readonly number[], vectors: readonly Float32Array[]) {
-      if (keys.length !== vectors.length) {
-        throw new RangeError(`upsert into ${space}: ${keys.length} keys but ${vectors.length} vectors`);
-      }
-      if (keys.length === 0) return;
-      checkKeys(keys);
-      // One buffer for the whole batch: one message, and USearch adds a dense batch in a single
-      // call. Rows keep their own lengths, so the host needs no knowledge of the index kind;
-      // set() copies bytes, so packed sparse term ids survive.
-      const flat = concat(vectors);
-      await run({ op: 'upsert', space, keys: [...keys], vectors: flat, lengths: vectors.map((v) => v.length) }, flat.buffer);
+    upsert(space: SpaceId, keys: readonly number[], vectors: readonly Float32Array[]) {
+      return applyBatch({ removals: [], upserts: [{ space, keys, vectors }] });
     },
 
-    async applyBatch(batch: IndexBatch) {
-      const upserts = batch.upserts.filter((u) => u.keys.length > 0);
-      const removals = batch.removals.filter((r) => r.keys.length > 0);
-      if (upserts.length === 0 && removals.length === 0) return;
-      for (const u of upserts) {
-        if (u.keys.length !== u.vectors.length) throw new RangeError(`upsert into ${u.space}: ${u.keys.length} keys but ${u.vectors.length} vectors`);
-        checkKeys(u.keys);
-      }
-      for (const r of removals) checkKeys(r.keys);
-      const flat = concat(upserts.flatMap((u) => u.vectors));
-      await run(
-        {
-          op: 'batch',
-          removals: removals.map((r) => ({ space: r.space, keys: [...r.keys] })),
-          upserts: upserts.map((u) => ({ space: u.space, keys: [...u.keys], lengths: u.vectors.map((v) => v.length) })),
-          vectors: flat,
-        },
-        flat.buffer,
-      );
-    },
+    applyBatch,
 
-    async remove(space: SpaceId, keys: readonly number[]) {
-      if (keys.length === 0) return;
-      checkKeys(keys);
-      await run({ op: 'remove', space, keys: [...keys] });
+    remove(space: SpaceId, keys: readonly number[]) {
+      return applyBatch({ removals: [{ space, keys }], upserts: [] });
     },
 
     search(space: SpaceId, query: Float32Array, k: number, opts: SearchOptions = {}): Promise<VectorHit[]> {

@@ -156,7 +156,14 @@ export function createInProcessQueue(opts: InProcessQueueOptions = {}): JobQueue
       jobId: job.id,
       attempt: job.attempt,
       signal: AbortSignal.any([abort.signal, job.cancel.signal]),
-      yieldToCallers: () => (job.background ? order.untilQuiet(Date.now(), () => closed || active === activeBackground) : Promise.resolve()),
+      yieldToCallers: () =>
+        job.background
+          ? order.untilQuiet(
+              Date.now(),
+              () => active === activeBackground,
+              () => closed,
+            )
+          : Promise.resolve(),
       async reportProgress(progress) {
         // Through JSON, as on BullMQ: a listener never shares an object with the handler.
         records.progress(job.id, jsonCopy(progress) as typeof progress);

@@ -75,10 +75,12 @@ export class RunOrder<J extends Runnable> {
 
   /**
    * For a running background job between its batches: resolves once the others have been quiet
-   * (or the wait bound from `since` passed) and `free()` says none of them runs.
+   * (or the wait bound from `since` passed) and `free()` says none of them runs; at once when
+   * `stop()` (the queue is closing).
    */
-  async untilQuiet(since: number, free: () => boolean): Promise<void> {
+  async untilQuiet(since: number, free: () => boolean, stop: () => boolean): Promise<void> {
     for (;;) {
+      if (stop()) return;
       const now = Date.now();
       const at = this.resumeAt(since);
       if (now >= at && free()) return;

@@ -85,10 +85,8 @@ export class EmbeddingScheduler {
         // Whether in time or not, the follow-ups start after the vectors (the write answers first).
         void done
           .catch(() => handle.finished())
-          .then(
-            () => this.enqueueFollowUps(nodes, { fingerprints: true, delayMs: FOLLOW_UP_DELAY_MS }),
-            () => this.enqueueFollowUps(nodes, { fingerprints: true, delayMs: 0 }),
-          )
+          .catch(() => undefined)
+          .then(() => this.enqueueFollowUps(nodes, { fingerprints: true, delayMs: FOLLOW_UP_DELAY_MS }))
           .catch((err) => this.deps.logger.warn({ err }, 'follow-up jobs not queued; the fingerprints are queued again at start-up'));
         await done;
         return { searchable: true, keywordSearchable: true, jobId };

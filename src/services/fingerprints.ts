@@ -152,8 +152,8 @@ async function fingerprintBatch(
     projectId,
     nodes.map((n) => n.nid),
   );
-  // The arithmetic runs on the embedding pool against the moments read now, outside the
-  // transaction: on the main thread, or with the transaction open, it would hold up every call
+  // The arithmetic runs on a thread of its own (Embedder.fingerprintMath) against the moments
+  // read now, outside the transaction: on the main thread, or with the transaction open, it would hold up every call
   // (and the one PGlite connection) for a few ms per memory. Another process that advanced the
   // moments meanwhile makes the locked read differ: the batch is then measured again, in place.
   const spaces = encoders.map((e) => e.space);
