@@ -156,14 +156,7 @@ export function createInProcessQueue(opts: InProcessQueueOptions = {}): JobQueue
       jobId: job.id,
       attempt: job.attempt,
       signal: AbortSignal.any([abort.signal, job.cancel.signal]),
-      yieldToCallers: () =>
-        job.background
-          ? order.untilQuiet(
-              Date.now(),
-              () => active === activeBackground,
-              () => closed,
-            )
-          : Promise.resolve(),
+      yieldToCallers: () => (job.background ? order.untilQuiet(Date.now(), foregroundIdle, () => closed) : Promise.resolve()),
       async reportProgress(progress) {
         // Through JSON, as on BullMQ: a listener never shares an object with the handler.
         records.progress(job.id, jsonCopy(progress) as typeof progress);
@@ -199,6 +192,8 @@ export function createInProcessQueue(opts: InProcessQueueOptions = {}): JobQueue
       }, delay);
     }
   }
+
+  const foregroundIdle = () => active === activeBackground;
 
   function settle(job: Job): void {
     live.delete(job.id);
