@@ -1,5 +1,6 @@
-import { parseSparse, serializeSparse } from './sparse-snapshot.js';
-import { kthLargest, lowerBound, topHits } from './top-k.js';
+import { DocPool } from './doc-pool.js';
+import { parseSparse, serializeSparse, type SparseDocument } from './sparse-snapshot.js';
+import { kthLargest, topHits } from './top-k.js';
 import type { VectorHit } from './vector-index.js';
 
 /**
@@ -8,8 +9,8 @@ import type { VectorHit } from './vector-index.js';
  *
  * Documents live in slots (reused after removal). Each term's postings are two parallel
  * growable arrays (slot, tf); each document keeps its sorted term ids and, per term, its
- * position in that term's postings, so removal is a swap-with-last per term (O(terms · log)),
- * never a scan of a long postings list.
+ * position in that term's postings (packed for all documents: src/index/doc-pool.ts), so
+ * removal is a swap-with-last per term (O(terms · log)), never a scan of a long postings list.
  *
  *   idf(t)    = ln(1 + (N − df + 0.5) / (df + 0.5))            (never negative)
  *   score(d)  = Σ_{t ∈ q} idf(t) · tf·(k1 + 1) / (tf + k1·(1 − b + b·dl/avgdl))
@@ -28,23 +29,16 @@ interface Postings {
   maxTf: number;
 }
 
-interface Doc {
-  key: number;
-  /** Sorted, unique. */
-  terms: Uint32Array;
-  tfs: Float32Array;
-  /** pos[i]: index of this document in postings of terms[i]. */
-  pos: Uint32Array;
-  len: number;
-}
-
 /** Slack on the pruning bound: far above float rounding of a few summed terms, far below a term's weight. */
 const PRUNE_MARGIN = 1e-9;
 
 export class SparseIndex {
   private readonly postings = new Map<number, Postings>();
   private readonly slotOf = new Map<number, number>();
-  private docs: Array<Doc | undefined> = [];
+  /** Per slot: sorted term ids, their tfs, and pos (this document's index in each term's postings). */
+  private readonly pool = new DocPool();
+  /** Slots ever used; those in `free` hold no document. */
+  private slots = 0;
   private free: number[] = [];
   private totalLen = 0;
   /** Document length by slot, for the search loop (a typed array, not a pointer chase per posting). */
@@ -80,15 +74,17 @@ export class SparseIndex {
       merged.set(id, (merged.get(id) ?? 0) + w);
     }
     const terms = Uint32Array.from(merged.keys()).sort();
-    const docTfs = new Float32Array(terms.length);
-    const pos = new Uint32Array(terms.length);
-    const slot = this.free.pop() ?? this.docs.length;
+    const slot = this.free.pop() ?? this.slots++;
+    const at = this.pool.alloc(slot, terms.length);
+    const { terms: docTerms, tfs: docTfs, pos } = this.pool;
+    docTerms.set(terms, at);
     let len = 0;
-    for (let i = 0; i < terms.length; i++) {
-      const t = terms[i]!;
+    for (let j = 0; j < terms.length; j++) {
+      const i = at + j;
+      const t = terms[j]!;
       const tf = merged.get(t)!;
       docTfs[i] = tf;
-      len += docTfs[i]!;
+      len += docTfs[i];
       let p = this.postings.get(t);
       if (!p) {
         p = { slots: new Uint32Array(4), tfs: new Float32Array(4), n: 0, maxTf: 0 };
@@ -103,11 +99,10 @@ export class SparseIndex {
       }
       p.slots[p.n] = slot;
       p.tfs[p.n] = tf;
-      if (docTfs[i]! > p.maxTf) p.maxTf = docTfs[i]!;
+      if (docTfs[i] > p.maxTf) p.maxTf = docTfs[i]!;
       pos[i] = p.n;
       p.n++;
     }
-    this.docs[slot] = { key, terms, tfs: docTfs, pos, len };
     if (slot >= this.lens.length) {
       const grown = new Float32Array(Math.max(slot + 1, this.lens.length * 2));
       grown.set(this.lens);
@@ -126,30 +121,29 @@ export class SparseIndex {
   remove(key: number): boolean {
     const slot = this.slotOf.get(key);
     if (slot === undefined) return false;
-    const doc = this.docs[slot]!;
-    for (let i = 0; i < doc.terms.length; i++) {
-      const t = doc.terms[i]!;
+    const pool = this.pool;
+    for (let i = pool.start[slot]!, end = i + pool.count[slot]!; i < end; i++) {
+      const t = pool.terms[i]!;
       const p = this.postings.get(t)!;
-      const at = doc.pos[i]!;
+      const at = pool.pos[i]!;
       const last = p.n - 1;
       if (at !== last) {
         const movedSlot = p.slots[last]!;
         p.slots[at] = movedSlot;
         p.tfs[at] = p.tfs[last]!;
-        const moved = this.docs[movedSlot]!;
-        moved.pos[lowerBound(moved.terms, t)] = at;
+        pool.pos[pool.find(movedSlot, t)] = at;
       }
       p.n--;
       if (p.n === 0) this.postings.delete(t);
     }
-    this.totalLen -= doc.len;
-    this.docs[slot] = undefined;
+    this.totalLen -= this.lens[slot]!;
+    pool.release(slot);
     this.free.push(slot);
     this.slotOf.delete(key);
     if (this.slotOf.size === 0) {
       // Float sums drift; an empty index starts clean.
       this.totalLen = 0;
-      this.docs = [];
+      this.slots = 0;
       this.free = [];
     }
     return true;
@@ -185,7 +179,7 @@ export class SparseIndex {
     if (k <= 0 || n === 0 || queryIds.length === 0) return [];
     const avgdl = this.totalLen / n || 1;
     const { k1, b } = this;
-    const cap = this.docs.length;
+    const cap = this.slots;
     if (this.acc.length < cap) {
       this.acc = new Float64Array(Math.max(cap, this.acc.length * 2));
       this.touched = new Uint32Array(this.acc.length);
@@ -227,12 +221,12 @@ export class SparseIndex {
           acc[slot] = acc[slot]! + s;
         }
       } else if (nTouched * 8 < p.n) {
+        const pool = this.pool;
         for (let i = 0; i < nTouched; i++) {
           const slot = touched[i]!;
-          const doc = this.docs[slot]!;
-          const at = lowerBound(doc.terms, t);
-          if (at < doc.terms.length && doc.terms[at] === t) {
-            const tf = doc.tfs[at]!;
+          const at = pool.find(slot, t);
+          if (at >= 0) {
+            const tf = pool.tfs[at]!;
             acc[slot] = acc[slot]! + (w * tf) / (tf + c0 + c1 * lens[slot]!);
           }
         }
@@ -296,12 +290,11 @@ export class SparseIndex {
       const slot = this.slotOf.get(key);
       if (slot === undefined || seen.has(key)) continue;
       seen.add(key);
-      const doc = this.docs[slot]!;
       let score = 0;
       for (const { t, w } of terms) {
-        const at = lowerBound(doc.terms, t);
-        if (at < doc.terms.length && doc.terms[at] === t) {
-          const tf = doc.tfs[at]!;
+        const at = this.pool.find(slot, t);
+        if (at >= 0) {
+          const tf = this.pool.tfs[at]!;
           score += (w * tf) / (tf + c0 + c1 * this.lens[slot]!);
         }
       }
@@ -313,12 +306,22 @@ export class SparseIndex {
 
   /** Binary snapshot of every live document (src/index/sparse-snapshot.ts has the format). */
   serialize(): Uint8Array {
-    return serializeSparse(this.docs.filter((d): d is Doc => d !== undefined));
+    const docs: SparseDocument[] = [];
+    const pool = this.pool;
+    const free = new Set(this.free);
+    for (let slot = 0; slot < this.slots; slot++) {
+      if (free.has(slot)) continue;
+      const from = pool.start[slot]!;
+      const to = from + pool.count[slot]!;
+      docs.push({ key: this.keyOf[slot]!, terms: pool.terms.subarray(from, to), tfs: pool.tfs.subarray(from, to) });
+    }
+    return serializeSparse(docs);
   }
 
   static deserialize(data: Uint8Array, k1?: number, b?: number): SparseIndex {
     const index = new SparseIndex(k1, b);
     for (const d of parseSparse(data)) index.upsert(d.key, d.terms, d.tfs);
+    index.pool.trim();
     return index;
   }
 }

@@ -83,14 +83,3 @@ export function kthLargest(acc: Float64Array, touched: Uint32Array, nTouched: nu
   }
   return heap[0]!;
 }
-
-export function lowerBound(a: Uint32Array, x: number): number {
-  let lo = 0;
-  let hi = a.length;
-  while (lo < hi) {
-    const mid = (lo + hi) >> 1;
-    if (a[mid]! < x) lo = mid + 1;
-    else hi = mid;
-  }
-  return lo;
-}

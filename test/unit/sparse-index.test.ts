@@ -184,3 +184,40 @@ test('a term held by every document: the top k equal the exhaustive ranking, sco
     for (const k of [1, 5, 50, 200]) assert.deepEqual(idx.search(query, k), all.slice(0, k));
   }
 });
+
+test('after long churn (the packed document arrays compacted several times) it ranks as an index built from the survivors', () => {
+  const rnd = mulberry32(11);
+  const docs = new Map<number, { ids: number[]; tfs: number[] }>();
+  const churned = new SparseIndex();
+  for (let round = 0; round < 6; round++) {
+    for (let i = 0; i < 1500; i++) {
+      const key = Math.floor(rnd() * 2000);
+      if (rnd() < 0.3) {
+        churned.remove(key);
+        docs.delete(key);
+        continue;
+      }
+      const n = 1 + Math.floor(rnd() * 12);
+      const doc = { ids: Array.from({ length: n }, () => Math.floor(rnd() * 60)), tfs: Array.from({ length: n }, () => 1 + Math.floor(rnd() * 3)) };
+      churned.upsert(key, doc.ids, doc.tfs);
+      docs.set(key, doc);
+    }
+  }
+  const fresh = new SparseIndex();
+  for (const [key, d] of docs) fresh.upsert(key, d.ids, d.tfs);
+  assert.equal(churned.size, fresh.size);
+  const reloaded = SparseIndex.deserialize(churned.serialize());
+  const among = [...docs.keys()].filter((_, i) => i % 5 === 0);
+  for (let t = 0; t < 60; t += 3) {
+    const q = [t, (t * 7) % 60, 59 - t];
+    const want = fresh.search(q, 40);
+    for (const got of [churned.search(q, 40), reloaded.search(q, 40)]) {
+      assert.deepEqual(
+        got.map((h) => h.key),
+        want.map((h) => h.key),
+      );
+      got.forEach((h, i) => assert.ok(Math.abs(h.similarity - want[i]!.similarity) < 1e-6));
+    }
+    assert.deepEqual(churned.searchAmong(q, 10, among), fresh.searchAmong(q, 10, among));
+  }
+});
