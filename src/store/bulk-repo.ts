@@ -2,6 +2,7 @@ import type { Queryable } from './db.js';
 import { EDGE_COLUMNS, type EdgeRecord, type NewEdge } from './edges-repo.js';
 import { ENTITY_KIND } from './entities-repo.js';
 import { NODE_COLUMNS, type NewNode, type NodeRecord } from './nodes-repo.js';
+import { asReal } from './real.js';
 
 /**
  * Set-at-a-time SQL for `context-graph import` / `export`: one statement per batch instead of one
@@ -42,8 +43,8 @@ export async function insertNodesBulk(q: Queryable, nodes: readonly ImportedNode
       col('content'),
       nodes.map((n) => JSON.stringify(n.tags)),
       col('source_uri'),
-      col('importance'),
-      col('confidence'),
+      nodes.map((n) => asReal(n.importance, 'nodes.importance')),
+      nodes.map((n) => asReal(n.confidence, 'nodes.confidence')),
       nodes.map((n) => JSON.stringify(n.metadata)),
       col('content_hash'),
       col('valid_from'),
@@ -74,8 +75,8 @@ export async function insertEdgesBulk(q: Queryable, edges: readonly ImportedEdge
       col('dst'),
       col('edge_type'),
       col('predicate'),
-      col('weight'),
-      col('confidence'),
+      edges.map((e) => asReal(e.weight, 'edges.weight')),
+      edges.map((e) => asReal(e.confidence, 'edges.confidence')),
       edges.map((e) => JSON.stringify(e.metadata)),
       col('valid_from'),
       col('valid_to'),

@@ -2,6 +2,7 @@ import type { Queryable } from './db.js';
 import { EDGE_COLUMNS, type EdgeRecord } from './edges-repo.js';
 import { fromBytes } from './embeddings-repo.js';
 import { NODE_COLUMNS, type NodeRecord } from './nodes-repo.js';
+import { asReal } from './real.js';
 
 /** SQL behind curation (annotate, boost, forget, merge, restore), tombstones and lineage. */
 
@@ -40,7 +41,7 @@ export async function curateNode(q: Queryable, id: string, f: Pick<NodeRecord, '
   const [row] = await q.query<NodeRecord & Record<string, unknown>>(
     `update nodes set tags = $2::text[], confidence = $3, importance = $4, metadata = $5::jsonb, version = version + 1, updated_at = now()
       where id = $1 returning ${NODE_COLUMNS}`,
-    [id, f.tags, f.confidence, f.importance, JSON.stringify(f.metadata)],
+    [id, f.tags, asReal(f.confidence, 'nodes.confidence'), asReal(f.importance, 'nodes.importance'), JSON.stringify(f.metadata)],
   );
   return row!;
 }

@@ -1,5 +1,6 @@
 import type { Queryable } from './db.js';
 import { EDGE_COLUMNS, type EdgeRecord } from './edges-repo.js';
+import { asReal } from './real.js';
 
 /**
  * SQL behind dreams (issue 12): the `dreams` run table (db/110) and the edge reads and writes the
@@ -116,7 +117,7 @@ export async function lockLiveEdges(q: Queryable, ids: readonly string[]): Promi
 export async function setEdgeWeight(q: Queryable, id: string, weight: number, metadata: Record<string, unknown>): Promise<EdgeRecord> {
   const [row] = await q.query<EdgeRecord & Record<string, unknown>>(`update edges set weight = $2, metadata = $3::jsonb where id = $1 returning ${EDGE_COLUMNS}`, [
     id,
-    weight,
+    asReal(weight, 'edges.weight'),
     JSON.stringify(metadata),
   ]);
   return row!;

@@ -1,4 +1,5 @@
 import type { Queryable } from './db.js';
+import { asReal } from './real.js';
 
 /** seed 001 §3.3: the kinds of edge the graph knows. */
 export const EDGE_TYPES = ['Semantic', 'Temporal', 'Causal', 'Hierarchical', 'Relational', 'Shortcut'] as const;
@@ -46,7 +47,18 @@ export async function insertEdge(q: Queryable, edge: NewEdge): Promise<EdgeRecor
     `insert into edges (id, src, dst, edge_type, predicate, weight, confidence, metadata, valid_from, valid_to)
      values ($1, $2, $3, $4, $5, $6, $7, $8::jsonb, $9, $10)
      returning ${EDGE_COLUMNS}`,
-    [edge.id, edge.src, edge.dst, edge.edge_type, edge.predicate, edge.weight, edge.confidence, JSON.stringify(edge.metadata), edge.valid_from, edge.valid_to],
+    [
+      edge.id,
+      edge.src,
+      edge.dst,
+      edge.edge_type,
+      edge.predicate,
+      asReal(edge.weight, 'edges.weight'),
+      asReal(edge.confidence, 'edges.confidence'),
+      JSON.stringify(edge.metadata),
+      edge.valid_from,
+      edge.valid_to,
+    ],
   );
   return row!;
 }

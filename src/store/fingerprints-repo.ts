@@ -1,5 +1,6 @@
 import type { Queryable } from './db.js';
 import { fromBytes } from './embeddings-repo.js';
+import { asReal, realArray } from './real.js';
 
 /** One stored vector of one node in one space. */
 export interface StoredVector {
@@ -116,21 +117,13 @@ export interface FingerprintRow {
 }
 
 /** Writes a batch of fingerprints in one statement (the job computes them a batch at a time). */
-/**
- * A double as a `real` column takes it: Postgres refuses (22003, underflow) a nonzero value below
- * float4's smallest normal rather than rounding it, and a sigmoid of an extreme z-score (a space
- * whose distances barely vary) gives one. Such a value is 0 at float4 precision anyway.
- */
-const FLOAT4_MIN_NORMAL = 1.1754944e-38;
-const asReal = (x: number): number => (Math.abs(x) < FLOAT4_MIN_NORMAL ? 0 : x);
-
 export async function upsertFingerprints(tx: Queryable, rows: ReadonlyArray<Omit<FingerprintRow, 'computed_at'>>): Promise<void> {
   if (rows.length === 0) return;
   const params: unknown[] = [];
   const p = (value: unknown) => `$${params.push(value)}`;
   const values = rows.map(
     (f) =>
-      `(${p(f.node_nid)}::bigint, ${p(f.project_id)}, ${p(f.model_key)}, ${p(f.spaces)}::text[], ${p(f.purpose.map(asReal))}::real[], ${p(f.surprise.map(asReal))}::real[], ${p(f.coherence.map(asReal))}::real[], ${p(f.johari)}::text[], ${p(asReal(f.learning))}::real, ${p(f.stage)})`,
+      `(${p(f.node_nid)}::bigint, ${p(f.project_id)}, ${p(f.model_key)}, ${p(f.spaces)}::text[], ${p(realArray(f.purpose, 'fingerprints.purpose'))}::real[], ${p(realArray(f.surprise, 'fingerprints.surprise'))}::real[], ${p(realArray(f.coherence, 'fingerprints.coherence'))}::real[], ${p(f.johari)}::text[], ${p(asReal(f.learning, 'fingerprints.learning'))}::real, ${p(f.stage)})`,
   );
   await tx.query(
     `insert into fingerprints (node_nid, project_id, model_key, spaces, purpose, surprise, coherence, johari, learning, stage)

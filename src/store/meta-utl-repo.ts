@@ -1,4 +1,5 @@
 import type { Queryable } from './db.js';
+import { asReal } from './real.js';
 
 /** A fingerprinted live memory with what happened to it afterwards (meta-UTL's observation). */
 export interface LearningObservation {
@@ -35,7 +36,7 @@ export async function updateLearning(q: Queryable, rows: ReadonlyArray<{ nid: nu
   if (rows.length === 0) return;
   await q.query(`update fingerprints f set learning = r.learning from unnest($1::bigint[], $2::float8[]) as r(nid, learning) where f.node_nid = r.nid`, [
     rows.map((r) => r.nid),
-    rows.map((r) => r.learning),
+    rows.map((r) => asReal(r.learning, 'fingerprints.learning')),
   ]);
 }
 
@@ -55,7 +56,7 @@ export async function saveLambda(q: Queryable, projectId: string, lambdaS: numbe
   await q.query(
     `insert into utl_lambdas (project_id, lambda_s, lambda_c) values ($1, $2, $3)
      on conflict (project_id) do update set lambda_s = excluded.lambda_s, lambda_c = excluded.lambda_c, fitted_at = now()`,
-    [projectId, lambdaS, lambdaC],
+    [projectId, asReal(lambdaS, 'utl_lambdas.lambda_s'), asReal(lambdaC, 'utl_lambdas.lambda_c')],
   );
 }
 
@@ -110,7 +111,7 @@ export async function restoreLambda(
     await q.query(
       `insert into utl_lambdas (project_id, lambda_s, lambda_c, fitted_at) values ($1, $2, $3, $4)
        on conflict (project_id) do update set lambda_s = excluded.lambda_s, lambda_c = excluded.lambda_c, fitted_at = excluded.fitted_at`,
-      [img.project_id, img.lambda_s, img.lambda_c, img.fitted_at],
+      [img.project_id, asReal(img.lambda_s, 'utl_lambdas.lambda_s'), asReal(img.lambda_c, 'utl_lambdas.lambda_c'), img.fitted_at],
     );
   await updateLearning(
     q,

@@ -1,6 +1,7 @@
 import type { Queryable } from './db.js';
 import { fromBytes } from './embeddings-repo.js';
 import { NODE_COLUMNS, type NodeRecord } from './nodes-repo.js';
+import { realArray } from './real.js';
 
 /**
  * Reads and writes behind the navigation toolset (seed 001 §3.3): per-session access times,
@@ -142,7 +143,7 @@ export async function replaceCoords(
   await q.query(
     `insert into hyperbolic_coords (project_id, space, node_id, coords, hierarchy_sig, job_id)
      select $1, $2, p.node_id, p.coords::real[], $3, $4 from unnest($5::text[], $6::text[]) as p(node_id, coords)`,
-    [projectId, space, sig, jobId, points.map((p) => p.nodeId), points.map((p) => `{${p.coords.join(',')}}`)],
+    [projectId, space, sig, jobId, points.map((p) => p.nodeId), points.map((p) => `{${realArray(p.coords, 'hyperbolic_coords.coords').join(',')}}`)],
   );
 }
 

@@ -1,4 +1,5 @@
 import type { Queryable } from './db.js';
+import { asReal } from './real.js';
 
 /** Columns of a node as clients and the transaction log see it. */
 export const NODE_COLUMNS = `nid, id, kind, project_id, memory_type, topic, content, tags, source_uri,
@@ -47,8 +48,8 @@ export async function insertNode(q: Queryable, node: NewNode): Promise<NodeRecor
       node.content,
       node.tags,
       node.source_uri,
-      node.importance,
-      node.confidence,
+      asReal(node.importance, 'nodes.importance'),
+      asReal(node.confidence, 'nodes.confidence'),
       JSON.stringify(node.metadata),
       node.content_hash,
       node.valid_from,
@@ -177,7 +178,19 @@ export async function editNode(q: Queryable, id: string, f: NodeEdit): Promise<N
             source_uri = $8, content_hash = $9, valid_from = $10, valid_to = $11,
             version = version + 1, updated_at = now()
       where id = $1 returning ${NODE_COLUMNS}`,
-    [id, f.content, f.topic, f.tags, f.importance, f.confidence, f.memory_type, f.source_uri, f.content_hash, f.valid_from, f.valid_to],
+    [
+      id,
+      f.content,
+      f.topic,
+      f.tags,
+      asReal(f.importance, 'nodes.importance'),
+      asReal(f.confidence, 'nodes.confidence'),
+      f.memory_type,
+      f.source_uri,
+      f.content_hash,
+      f.valid_from,
+      f.valid_to,
+    ],
   );
   return row!;
 }

@@ -1,6 +1,7 @@
 import type { Queryable } from './db.js';
 import { fromBytes } from './embeddings-repo.js';
 import { NODE_COLUMNS, type NodeRecord } from './nodes-repo.js';
+import { asReal, realArray } from './real.js';
 
 /**
  * SQL of the workspace, ego, autonomous services and meta-UTL (issue 12; tables in
@@ -103,7 +104,7 @@ export async function insertEgoSnapshot(q: Queryable, s: { projectId: string; la
     s.lastTxId,
     s.memories,
     s.modelId,
-    Array.from(s.purpose),
+    realArray(s.purpose, 'ego_snapshots.purpose'),
   ]);
 }
 
@@ -136,7 +137,7 @@ export async function insertNorthStar(
   await q.query(
     `insert into north_stars (node_id, project_id, model_id, vector, source, members, baseline) values ($1, $2, $3, $4::real[], $5, $6, $7)
      on conflict (node_id) do update set vector = excluded.vector, baseline = excluded.baseline, members = excluded.members`,
-    [s.nodeId, s.projectId, s.modelId, Array.from(s.vector), s.source, s.members, s.baseline],
+    [s.nodeId, s.projectId, s.modelId, realArray(s.vector, 'north_stars.vector'), s.source, s.members, asReal(s.baseline, 'north_stars.baseline')],
   );
 }
 
@@ -203,6 +204,6 @@ export async function setImportance(q: Queryable, rows: ReadonlyArray<{ id: stri
      returning ${NODE_COLUMNS.split(',')
        .map((c) => `n.${c.trim()}`)
        .join(', ')}`,
-    [rows.map((r) => r.id), rows.map((r) => r.importance)],
+    [rows.map((r) => r.id), rows.map((r) => asReal(r.importance, 'nodes.importance'))],
   );
 }
