@@ -1,5 +1,5 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
-import { mkdir } from 'node:fs/promises';
+import { mkdir, readdir, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import v8 from 'node:v8';
 import { PGlite, types } from '@electric-sql/pglite';
@@ -38,7 +38,7 @@ interface TxScope {
 export async function openPglite(dataDir: string | 'memory'): Promise<Db> {
   const dir = dataDir === 'memory' ? undefined : join(dataDir, 'pg');
   if (process.env.CONTEXT_GRAPH_PGLITE_TIER_UP !== 'on') baselineWasmOnly();
-  const options = { extensions: { pg_trgm }, parsers, serializers, startParams: START_PARAMS };
+  const options = { extensions: { pg_trgm }, parsers, serializers, startParams: startParams(dir ? await sharedBuffersMb(dir) : MIN_SHARED_BUFFERS_MB) };
   let pg: PGlite;
   try {
     // A new store starts from initdb's result (pglite-template.ts) rather than running initdb here.
@@ -60,12 +60,40 @@ export async function openPglite(dataDir: string | 'memory'): Promise<Db> {
 }
 
 /**
- * PGlite's own start parameters (its `defaultStartParams`, 0.5.x) plus smaller buffers: one
- * embedded user does not need Postgres' 128 MB of shared buffers, which the WASM heap keeps
- * resident once touched (issue 15: idle RSS). Pages beyond them are read through the kernel's
- * page cache (the data directory is real files).
+ * PGlite's own start parameters (its `defaultStartParams`, 0.5.x) plus buffers sized to the store.
  */
-const START_PARAMS = [...PGlite.defaultStartParams, ...['shared_buffers=16MB', 'wal_buffers=1MB'].flatMap((s) => ['-c', s])];
+function startParams(sharedBuffersMb: number): string[] {
+  return [...PGlite.defaultStartParams, ...[`shared_buffers=${sharedBuffersMb}MB`, 'wal_buffers=1MB'].flatMap((s) => ['-c', s])];
+}
+
+/**
+ * Shared buffers grow with the store: one eighth of its data files, from 16 MB to Postgres'
+ * default 128 MB. A new or small store does not need 128 MB, which the WASM heap keeps resident
+ * once touched (issue 15: idle RSS). A large one does: a page that misses is read through the
+ * kernel's page cache with a read(2) from the WASM side (NODEFS), and at 100k memories, with
+ * 16 MB, that cost every search ~0.4 ms of main-thread CPU (its candidates' facet check and
+ * neighbour probe touch ~300 pages of `nodes`, 63 MB with its indexes; the vectors, 700 MB,
+ * are read by jobs only). Measured at open, so a store that grows gets more at its next start.
+ */
+async function sharedBuffersMb(pgDir: string): Promise<number> {
+  const bytes = await treeSize(join(pgDir, 'base'));
+  return Math.min(MAX_SHARED_BUFFERS_MB, Math.max(MIN_SHARED_BUFFERS_MB, Math.round(bytes / 8 / 2 ** 20)));
+}
+
+const MIN_SHARED_BUFFERS_MB = 16;
+const MAX_SHARED_BUFFERS_MB = 128;
+
+/** Bytes of the files under `dir` (0 when it does not exist yet). */
+async function treeSize(dir: string): Promise<number> {
+  const entries = await readdir(dir, { withFileTypes: true }).catch(() => []);
+  let total = 0;
+  for (const e of entries) {
+    const path = join(dir, e.name);
+    if (e.isDirectory()) total += await treeSize(path);
+    else if (e.isFile()) total += (await stat(path).catch(() => ({ size: 0 }))).size;
+  }
+  return total;
+}
 
 /**
  * V8 compiles PGlite's WebAssembly with Liftoff, then recompiles hot functions with TurboFan on
