@@ -107,7 +107,8 @@ export class DocPool {
   }
 }
 
-function resized<T extends Uint32Array | Float32Array>(a: T, size: number): T {
+/** A copy of `a` with `size` entries (cut or zero-filled). */
+export function resized<T extends Uint32Array | Float32Array>(a: T, size: number): T {
   const next = new (a.constructor as new (n: number) => T)(size);
   next.set(size < a.length ? a.subarray(0, size) : a);
   return next;

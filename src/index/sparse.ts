@@ -1,4 +1,5 @@
 import { DocPool } from './doc-pool.js';
+import { PostingsPool } from './postings-pool.js';
 import { parseSparse, serializeSparse, type SparseDocument } from './sparse-snapshot.js';
 import { kthLargest, topHits } from './top-k.js';
 import type { VectorHit } from './vector-index.js';
@@ -7,10 +8,11 @@ import type { VectorHit } from './vector-index.js';
  * The E13 inverted index, ranked by Okapi BM25. Pure TypeScript, held by the index thread
  * (workers/index.ts) next to the USearch indexes, fed by the same embeddings feed.
  *
- * Documents live in slots (reused after removal). Each term's postings are two parallel
- * growable arrays (slot, tf); each document keeps its sorted term ids and, per term, its
- * position in that term's postings (packed for all documents: src/index/doc-pool.ts), so
- * removal is a swap-with-last per term (O(terms · log)), never a scan of a long postings list.
+ * Documents live in slots (reused after removal). Each term's postings are (slot, tf) pairs
+ * (packed for all terms: src/index/postings-pool.ts); each document keeps its sorted term ids
+ * and, per term, its position in that term's postings (packed for all documents:
+ * src/index/doc-pool.ts), so removal is a swap-with-last per term (O(terms · log)), never a
+ * scan of a long postings list.
  *
  *   idf(t)    = ln(1 + (N − df + 0.5) / (df + 0.5))            (never negative)
  *   score(d)  = Σ_{t ∈ q} idf(t) · tf·(k1 + 1) / (tf + k1·(1 − b + b·dl/avgdl))
@@ -21,19 +23,11 @@ import type { VectorHit } from './vector-index.js';
 export const BM25_K1 = 1.2;
 export const BM25_B = 0.75;
 
-interface Postings {
-  slots: Uint32Array;
-  tfs: Float32Array;
-  n: number;
-  /** Largest tf ever posted (not lowered on removal): an upper bound for pruning. */
-  maxTf: number;
-}
-
 /** Slack on the pruning bound: far above float rounding of a few summed terms, far below a term's weight. */
 const PRUNE_MARGIN = 1e-9;
 
 export class SparseIndex {
-  private readonly postings = new Map<number, Postings>();
+  private readonly postings = new PostingsPool();
   private readonly slotOf = new Map<number, number>();
   /** Per slot: sorted term ids, their tfs, and pos (this document's index in each term's postings). */
   private readonly pool = new DocPool();
@@ -85,23 +79,7 @@ export class SparseIndex {
       const tf = merged.get(t)!;
       docTfs[i] = tf;
       len += docTfs[i];
-      let p = this.postings.get(t);
-      if (!p) {
-        p = { slots: new Uint32Array(4), tfs: new Float32Array(4), n: 0, maxTf: 0 };
-        this.postings.set(t, p);
-      } else if (p.n === p.slots.length) {
-        const slots = new Uint32Array(p.n * 2);
-        slots.set(p.slots);
-        const grown = new Float32Array(p.n * 2);
-        grown.set(p.tfs);
-        p.slots = slots;
-        p.tfs = grown;
-      }
-      p.slots[p.n] = slot;
-      p.tfs[p.n] = tf;
-      if (docTfs[i] > p.maxTf) p.maxTf = docTfs[i]!;
-      pos[i] = p.n;
-      p.n++;
+      pos[i] = this.postings.add(t, slot, docTfs[i]);
     }
     if (slot >= this.lens.length) {
       const grown = new Float32Array(Math.max(slot + 1, this.lens.length * 2));
@@ -124,17 +102,9 @@ export class SparseIndex {
     const pool = this.pool;
     for (let i = pool.start[slot]!, end = i + pool.count[slot]!; i < end; i++) {
       const t = pool.terms[i]!;
-      const p = this.postings.get(t)!;
       const at = pool.pos[i]!;
-      const last = p.n - 1;
-      if (at !== last) {
-        const movedSlot = p.slots[last]!;
-        p.slots[at] = movedSlot;
-        p.tfs[at] = p.tfs[last]!;
-        pool.pos[pool.find(movedSlot, t)] = at;
-      }
-      p.n--;
-      if (p.n === 0) this.postings.delete(t);
+      const moved = this.postings.removeAt(t, at);
+      if (moved >= 0) pool.pos[pool.find(moved, t)] = at;
     }
     this.totalLen -= this.lens[slot]!;
     pool.release(slot);
@@ -151,7 +121,8 @@ export class SparseIndex {
 
   /** Document frequency of a term (tests, diagnostics). */
   df(termId: number): number {
-    return this.postings.get(termId >>> 0)?.n ?? 0;
+    const tix = this.postings.tix(termId >>> 0);
+    return tix === undefined ? 0 : this.postings.n[tix]!;
   }
 
   idf(termId: number): number {
@@ -192,35 +163,39 @@ export class SparseIndex {
     const c0 = k1 * (1 - b);
     const c1 = (k1 * b) / avgdl;
     let nTouched = 0;
-    const terms: Array<{ t: number; p: Postings; w: number; ub: number }> = [];
+    const pp = this.postings;
+    const terms: Array<{ t: number; tix: number; df: number; w: number; ub: number }> = [];
     const seen = new Set<number>();
     for (let q = 0; q < queryIds.length; q++) {
       const t = queryIds[q]! >>> 0;
       if (seen.has(t)) continue;
       seen.add(t);
-      const p = this.postings.get(t);
-      if (!p) continue;
-      const w = Math.log(1 + (n - p.n + 0.5) / (p.n + 0.5)) * (k1 + 1);
+      const tix = pp.tix(t);
+      if (tix === undefined) continue;
+      const df = pp.n[tix]!;
+      const w = Math.log(1 + (n - df + 0.5) / (df + 0.5)) * (k1 + 1);
       // tf/(tf + c0 + c1·dl) ≤ maxTf/(maxTf + c0) since dl ≥ 0 and the ratio grows with tf.
-      terms.push({ t, p, w, ub: (w * p.maxTf) / (p.maxTf + c0) });
+      const maxTf = pp.maxTf[tix]!;
+      terms.push({ t, tix, df, w, ub: (w * maxTf) / (maxTf + c0) });
     }
-    terms.sort((x, y) => x.p.n - y.p.n || x.t - y.t);
+    terms.sort((x, y) => x.df - y.df || x.t - y.t);
     let rest = terms.reduce((sum, x) => sum + x.ub, 0);
     let closed = false;
-    for (const { t, p, w, ub } of terms) {
+    const slots = pp.slots;
+    const tfs = pp.tfs;
+    for (const { t, tix, df, w, ub } of terms) {
       if (!closed && nTouched >= k && kthLargest(acc, touched, nTouched, k) > rest) closed = true;
       if (closed && nTouched > k) nTouched = this.prune(nTouched, k, rest);
-      const slots = p.slots;
-      const tfs = p.tfs;
+      const from = pp.start[tix]!;
       if (!closed) {
-        for (let i = 0, end = p.n; i < end; i++) {
+        for (let i = from, end = from + df; i < end; i++) {
           const slot = slots[i]!;
           const tf = tfs[i]!;
           const s = (w * tf) / (tf + c0 + c1 * lens[slot]!);
           if (acc[slot] === 0) touched[nTouched++] = slot;
           acc[slot] = acc[slot]! + s;
         }
-      } else if (nTouched * 8 < p.n) {
+      } else if (nTouched * 8 < df) {
         const pool = this.pool;
         for (let i = 0; i < nTouched; i++) {
           const slot = touched[i]!;
@@ -231,7 +206,7 @@ export class SparseIndex {
           }
         }
       } else {
-        for (let i = 0, end = p.n; i < end; i++) {
+        for (let i = from, end = from + df; i < end; i++) {
           const slot = slots[i]!;
           if (acc[slot] === 0) continue;
           const tf = tfs[i]!;
@@ -276,8 +251,10 @@ export class SparseIndex {
     const { k1, b } = this;
     const terms: Array<{ t: number; w: number; df: number }> = [];
     for (const t of new Set(Array.from(queryIds, (id) => id >>> 0))) {
-      const p = this.postings.get(t);
-      if (p) terms.push({ t, w: Math.log(1 + (n - p.n + 0.5) / (p.n + 0.5)) * (k1 + 1), df: p.n });
+      const tix = this.postings.tix(t);
+      if (tix === undefined) continue;
+      const df = this.postings.n[tix]!;
+      terms.push({ t, w: Math.log(1 + (n - df + 0.5) / (df + 0.5)) * (k1 + 1), df });
     }
     if (terms.length === 0) return [];
     // The order `search` adds terms in, so both paths sum the same floats the same way.
@@ -322,6 +299,7 @@ export class SparseIndex {
     const index = new SparseIndex(k1, b);
     for (const d of parseSparse(data)) index.upsert(d.key, d.terms, d.tfs);
     index.pool.trim();
+    index.postings.trim();
     return index;
   }
 }
