@@ -1,4 +1,4 @@
-import { resized } from './doc-pool.js';
+import { resized, TRIM_HEADROOM } from './doc-pool.js';
 
 /**
  * The postings lists of the BM25 index (src/index/sparse.ts), packed: every term's (slot, tf)
@@ -117,11 +117,11 @@ export class PostingsPool {
     return at;
   }
 
-  /** Gives back the room no list needs now (a loaded snapshot's lists are all there is until the next write). */
+  /** Gives back the room beyond TRIM_HEADROOM, in the arrays and in each list (a loaded snapshot's lists are all there is until the next write). */
   trim(): void {
-    this.compact((n) => Math.max(INITIAL_ROOM, n));
-    this.slots = resized(this.slots, this.end);
-    this.tfs = resized(this.tfs, this.end);
+    this.compact((n) => Math.max(INITIAL_ROOM, Math.ceil(n * TRIM_HEADROOM)));
+    this.slots = resized(this.slots, Math.ceil(this.end * TRIM_HEADROOM));
+    this.tfs = resized(this.tfs, Math.ceil(this.end * TRIM_HEADROOM));
   }
 
   /**
