@@ -88,7 +88,19 @@ test('20 keyed writes in flight at a kill -9, all retried with their keys on the
   // Committed before the kill: its key is in the database (the count of distinct rows now).
   const list = async () =>
     ((await call(c2, 'query', { query: 'crash drill valve inspected', project_id: project, limit: 50 })).structuredContent as { items: Array<{ content: string }> }).items;
-  const committedAtKill = (await list()).length;
+  // A write committed without its embed job is embedded from the backlog at start, and search
+  // finds it only once its vectors are in: count when nothing is owed and the index has pulled.
+  for (const deadline = Date.now() + 60_000; ; await new Promise((r) => setTimeout(r, 100))) {
+    const health = (await (await fetch(`${second.baseUrl}/healthz`)).json()) as { outbox: { depth: number } | null };
+    if (health.outbox?.depth === 0) break;
+    if (Date.now() > deadline) assert.fail(`vectors still owed 60 s after the restart: ${JSON.stringify(health.outbox)}`);
+  }
+  let committedAtKill = (await list()).length;
+  for (let again = -1; again !== committedAtKill;) {
+    // The index replica follows the feed within a second.
+    await new Promise((r) => setTimeout(r, 1_200));
+    [again, committedAtKill] = [committedAtKill, (await list()).length];
+  }
   const retries = await Promise.all(writes.map((w) => call(c2, 'store', w)));
   for (const r of retries) assert.equal(toolError(r), undefined, JSON.stringify(r.content));
   const replayed = retries.filter((r) => (r.structuredContent as unknown as Stored).replayed).length;
