@@ -7,9 +7,9 @@ import { resized, TRIM_HEADROOM } from './doc-pool.js';
  * arrays per term cost ~370 bytes of V8 heap even for a term held by one document (an id, a
  * number, a name: one per memory in a store of notes, ~170 MB over three spaces at 100k).
  *
- * A full list moves to the end with twice the room; the room it left is garbage until it is
- * as large as what is in use, when the next move compacts every list (terms keep their tix, a
- * list keeps room for at most twice its length).
+ * A full list moves to the end with half again its room (the last list grows in place); the
+ * room it left is garbage until garbage is a quarter of the arrays, when the next move compacts
+ * every list (terms keep their tix, a list keeps room for at most 1.5× its length).
  */
 export class PostingsPool {
   slots = new Uint32Array(1024);
@@ -42,7 +42,7 @@ export class PostingsPool {
       this.cap[tix] = INITIAL_ROOM;
       this.maxTf[tix] = 0;
     } else if (this.n[tix] === this.cap[tix]) {
-      this.move(tix, this.cap[tix]! * 2);
+      this.grow(tix, Math.max(this.cap[tix]! + INITIAL_ROOM, Math.ceil(this.cap[tix]! * LIST_GROWTH)));
     }
     const at = this.n[tix]!;
     this.slots[this.start[tix]! + at] = slot;
@@ -90,7 +90,13 @@ export class PostingsPool {
   }
 
   /** Gives the term `room` entries at the end, its list copied there. */
-  private move(tix: number, room: number): void {
+  private grow(tix: number, room: number): void {
+    // The last list in the arrays grows where it is, leaving nothing behind.
+    if (this.start[tix]! + this.cap[tix]! === this.end && this.start[tix]! + room <= this.slots.length) {
+      this.end += room - this.cap[tix]!;
+      this.cap[tix] = room;
+      return;
+    }
     const at = this.reserve(room);
     const from = this.start[tix]!;
     const n = this.n[tix]!;
@@ -104,7 +110,7 @@ export class PostingsPool {
   /** `room` entries at the end (compacting or growing first when they do not fit): their offset. */
   private reserve(room: number): number {
     if (this.end + room > this.slots.length) {
-      if (this.garbage > 0 && this.garbage >= this.end - this.garbage) this.compact();
+      if (this.garbage > 0 && this.garbage * GARBAGE_SHARE >= this.end) this.compact();
       // By half again, not double: these arrays are most of the index's memory.
       if (this.end + room > this.slots.length) {
         const size = Math.max(this.end + room, Math.ceil(this.slots.length * 1.5));
@@ -125,10 +131,10 @@ export class PostingsPool {
   }
 
   /**
-   * Moves every list to the front, in tix order, each with room for twice its length at most: a
+   * Moves every list to the front, in tix order, each with room for 1.5× its length at most: a
    * list that once grew long and has since shrunk gives its room back.
    */
-  private compact(roomFor: (n: number, cap: number) => number = (n, cap) => Math.min(cap, Math.max(INITIAL_ROOM, 2 * n))): void {
+  private compact(roomFor: (n: number, cap: number) => number = (n, cap) => Math.min(cap, Math.max(INITIAL_ROOM, Math.ceil(n * LIST_GROWTH)))): void {
     const slots = new Uint32Array(this.slots.length);
     const tfs = new Float32Array(this.tfs.length);
     let at = 0;
@@ -152,3 +158,12 @@ export class PostingsPool {
 
 /** Room of a new list: most terms of a large store are held by one or two documents. */
 const INITIAL_ROOM = 2;
+
+/**
+ * A full list gets half again its room (not double: the lists are most of the index's memory,
+ * and a long list's old room is garbage until the next compaction), and compaction runs once
+ * garbage is a quarter of the arrays' used length. Grown live to 500k memories, the E13 lists
+ * used 4.2× the entries they held with double room and compaction at half.
+ */
+const LIST_GROWTH = 1.5;
+const GARBAGE_SHARE = 4;
