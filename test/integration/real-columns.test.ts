@@ -3,14 +3,11 @@ import { after, before, test } from 'node:test';
 import { createApp, type App } from '../../src/app.js';
 import { loadConfig } from '../../src/config.js';
 import { createLogger } from '../../src/log.js';
-import { compiledTools, SessionToolsets } from '../../src/mcp/toolsets.js';
 import { insertNode } from '../../src/store/nodes-repo.js';
 import { asReal, FLOAT4_MAX, FLOAT4_MIN_NORMAL, realArray } from '../../src/store/real.js';
-import { TOOLSETS } from '../../src/tools/index.js';
-import type { ToolContext } from '../../src/tools/kit/context.js';
-import { invoke } from '../../src/tools/kit/invoke.js';
-import { callerJobs } from '../../src/tools/kit/jobs.js';
-import { tempDir } from '../helpers/cli.js';
+import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { call as callTool, tempDir, toolError } from '../helpers/cli.js';
+import { inMemoryClient } from '../helpers/in-memory.js';
 import { pgliteHarness, postgresHarness } from '../helpers/stores.js';
 
 // Every number column of the schema that is `real` (float4) takes a double from the server. The
@@ -19,32 +16,25 @@ import { pgliteHarness, postgresHarness } from '../helpers/stores.js';
 
 let dir: Awaited<ReturnType<typeof tempDir>>;
 let app: App;
+let client: Client;
 
 before(async () => {
   dir = await tempDir('cg-real-columns-');
   app = await createApp(loadConfig({ CONTEXT_GRAPH_DATA_DIR: dir.path, CONTEXT_GRAPH_AUTO_EDGES: 'off' }), createLogger('silent'));
+  client = await inMemoryClient(app, { name: 'real-columns', actor: 'test' });
+  await call('toolsets', { enable: ['graph', 'curation'] });
 });
 after(async () => {
+  await client?.close();
   await app?.close();
   await dir?.remove();
 });
 
-/** One tool call as the REST gateway makes it (the same invoke() the MCP server uses). */
+/** One tool call through a real MCP client on the app; the call must succeed. */
 async function call(name: string, args: Record<string, unknown>): Promise<any> {
-  const progress: ToolContext['progress'] = async () => {};
-  const signal = new AbortController().signal;
-  const ctx: ToolContext = {
-    services: app.services,
-    actor: 'test',
-    session: null,
-    signal,
-    progress,
-    toolsets: new SessionToolsets(new Set(TOOLSETS.map((s) => s.name)), async () => {}),
-    jobs: callerJobs(app.jobs, { progress, signal }),
-  };
-  const out = await invoke(compiledTools().get(name)!, { ...args, format: 'json' }, ctx, app.logger);
-  assert.equal(out.status, 'ok', `${name}: ${JSON.stringify(out)}`);
-  return (out as { payload: unknown }).payload;
+  const out = await callTool(client, name, args);
+  assert.equal(toolError(out), undefined, `${name}: ${JSON.stringify(out.content)}`);
+  return out.structuredContent;
 }
 const node = async (id: string) =>
   (await app.db.query<{ importance: number; confidence: number }>(`select importance::float8 as importance, confidence::float8 as confidence from nodes where id = $1`, [id]))[0]!;
