@@ -32,7 +32,7 @@ export class SparseIndex {
   /** Per slot: sorted term ids, their tfs, and pos (this document's index in each term's postings). */
   private readonly pool = new DocPool();
   /** Slots ever used; those in `free` hold no document. */
-  private slots = 0;
+  private slotCount = 0;
   private free: number[] = [];
   private totalLen = 0;
   /** Document length by slot, for the search loop (a typed array, not a pointer chase per posting). */
@@ -68,7 +68,7 @@ export class SparseIndex {
       merged.set(id, (merged.get(id) ?? 0) + w);
     }
     const terms = Uint32Array.from(merged.keys()).sort();
-    const slot = this.free.pop() ?? this.slots++;
+    const slot = this.free.pop() ?? this.slotCount++;
     const at = this.pool.alloc(slot, terms.length);
     const { terms: docTerms, tfs: docTfs, pos } = this.pool;
     docTerms.set(terms, at);
@@ -113,7 +113,7 @@ export class SparseIndex {
     if (this.slotOf.size === 0) {
       // Float sums drift; an empty index starts clean.
       this.totalLen = 0;
-      this.slots = 0;
+      this.slotCount = 0;
       this.free = [];
     }
     return true;
@@ -126,8 +126,12 @@ export class SparseIndex {
   }
 
   idf(termId: number): number {
+    return this.idfOf(this.df(termId));
+  }
+
+  /** idf of a term held by `df` documents (the formula in the class comment). */
+  private idfOf(df: number): number {
     const n = this.size;
-    const df = this.df(termId);
     return Math.log(1 + (n - df + 0.5) / (df + 0.5));
   }
 
@@ -150,7 +154,7 @@ export class SparseIndex {
     if (k <= 0 || n === 0 || queryIds.length === 0) return [];
     const avgdl = this.totalLen / n || 1;
     const { k1, b } = this;
-    const cap = this.slots;
+    const cap = this.slotCount;
     if (this.acc.length < cap) {
       this.acc = new Float64Array(Math.max(cap, this.acc.length * 2));
       this.touched = new Uint32Array(this.acc.length);
@@ -173,7 +177,7 @@ export class SparseIndex {
       const tix = pp.tix(t);
       if (tix === undefined) continue;
       const df = pp.n[tix]!;
-      const w = Math.log(1 + (n - df + 0.5) / (df + 0.5)) * (k1 + 1);
+      const w = this.idfOf(df) * (k1 + 1);
       // tf/(tf + c0 + c1·dl) ≤ maxTf/(maxTf + c0) since dl ≥ 0 and the ratio grows with tf.
       const maxTf = pp.maxTf[tix]!;
       terms.push({ t, tix, df, w, ub: (w * maxTf) / (maxTf + c0) });
@@ -254,7 +258,7 @@ export class SparseIndex {
       const tix = this.postings.tix(t);
       if (tix === undefined) continue;
       const df = this.postings.n[tix]!;
-      terms.push({ t, w: Math.log(1 + (n - df + 0.5) / (df + 0.5)) * (k1 + 1), df });
+      terms.push({ t, w: this.idfOf(df) * (k1 + 1), df });
     }
     if (terms.length === 0) return [];
     // The order `search` adds terms in, so both paths sum the same floats the same way.
@@ -286,7 +290,7 @@ export class SparseIndex {
     const docs: SparseDocument[] = [];
     const pool = this.pool;
     const free = new Set(this.free);
-    for (let slot = 0; slot < this.slots; slot++) {
+    for (let slot = 0; slot < this.slotCount; slot++) {
       if (free.has(slot)) continue;
       const from = pool.start[slot]!;
       const to = from + pool.count[slot]!;
