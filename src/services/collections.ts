@@ -1,4 +1,4 @@
-import { ulid } from 'ulid';
+import { newId } from '../ids.js';
 import { AppError } from '../errors.js';
 import type { Db, Queryable } from '../store/db.js';
 import {
@@ -84,7 +84,7 @@ export class CollectionsService {
   async create(input: { project_id: string; name: string; description?: string | undefined }, actor: string | null): Promise<CreateCollectionResult> {
     if (input.name === DEFAULT_COLLECTION) return { created: false, txId: 0, collection: null };
     const { txId, result } = await writeTransaction(this.deps.db, 'new_collection', { actor }, async (tx, log) => {
-      const row = await insertCollection(tx, { id: ulid(), project_id: input.project_id, name: input.name, description: input.description ?? null });
+      const row = await insertCollection(tx, { id: newId(), project_id: input.project_id, name: input.name, description: input.description ?? null });
       if (!row) return { created: false, collection: await collectionByName(tx, input.project_id, input.name) };
       log({ entity: 'collection', entityId: row.id, before: null, after: image(row) });
       return { created: true, collection: row };

@@ -1,4 +1,4 @@
-import { ulid } from 'ulid';
+import { newId } from '../ids.js';
 import { AppError } from '../errors.js';
 import type { Db } from '../store/db.js';
 import { retractEmbeddings } from '../store/embeddings-repo.js';
@@ -111,7 +111,7 @@ export class EntriesService {
       const to = validTo ?? null;
       checkInterval(from, to);
       const fresh = await insertNode(tx, {
-        id: ulid(),
+        id: newId(),
         kind: old.kind,
         project_id: old.project_id,
         collection: old.collection,

@@ -1,4 +1,4 @@
-import { ulid } from 'ulid';
+import { newId } from '../ids.js';
 import { AppError } from '../errors.js';
 import type { Db, Queryable } from '../store/db.js';
 import {
@@ -155,7 +155,7 @@ export class GraphService {
           continue;
         }
         const edge = await insertEdge(tx, {
-          id: ulid(),
+          id: newId(),
           src,
           dst,
           edge_type: p.edgeType,

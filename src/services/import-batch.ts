@@ -1,4 +1,4 @@
-import { ulid } from 'ulid';
+import { newId } from '../ids.js';
 import type { Queryable } from '../store/db.js';
 import {
   existingEdgeIds,
@@ -160,6 +160,7 @@ export class BatchWriter {
   private memoryNode(r: MemoryRecord, hash: string, topic: string | null): ImportedNode {
     return {
       ...newNode({
+        ...(r.id ? { id: r.id } : {}),
         kind: r.kind,
         project_id: r.project_id,
         collection: r.collection,
@@ -175,7 +176,6 @@ export class BatchWriter {
         valid_from: dateOrNull(r.valid_from),
         valid_to: dateOrNull(r.valid_to),
       }),
-      ...(r.id ? { id: r.id } : {}),
       created_at: dateOrNull(r.created_at),
       updated_at: dateOrNull(r.updated_at),
       version: r.version ?? null,
@@ -227,7 +227,7 @@ export class BatchWriter {
   }
 
   private newEdge(src: string, dst: string, edgeType: string, predicate: string): ImportedEdge {
-    return { id: ulid(), src, dst, edge_type: edgeType, predicate, weight: 1, confidence: 1, metadata: {}, valid_from: null, valid_to: null, created_at: null };
+    return { id: newId(), src, dst, edge_type: edgeType, predicate, weight: 1, confidence: 1, metadata: {}, valid_from: null, valid_to: null, created_at: null };
   }
 
   private async addEdges(edges: ReadonlyArray<Indexed<EdgeRecordIn>>): Promise<void> {

@@ -1,5 +1,5 @@
-import { ulid } from 'ulid';
 import { z } from 'zod';
+import { newId } from '../ids.js';
 import type { Embedder } from '../embed/embedder.js';
 import { AppError } from '../errors.js';
 import { defineJob, type JobHandlerContext } from '../jobs/define.js';
@@ -162,7 +162,7 @@ export async function performMerge(
   }
   await report('content built', 3);
   const ids = nodes.map((n) => n.id);
-  const mergedId = ulid();
+  const mergedId = newId();
   const top = byImportance(nodes)[0]!;
   const keyword = (await deps.keyword?.({ nid: 0, topic: req.target_name, content })) ?? [];
   const committed: Curated<{ merged: NodeRecord; repointed: number; dropped: number; relational: number }> = await curate(
@@ -206,7 +206,7 @@ export async function performMerge(
       if (incompatible) {
         for (const source of locked) {
           const edge = await insertEdge(tx, {
-            id: ulid(),
+            id: newId(),
             src: mergedId,
             dst: source.id,
             edge_type: 'Relational',

@@ -1,4 +1,4 @@
-import { ulid } from 'ulid';
+import { newId } from '../ids.js';
 import { AppError } from '../errors.js';
 import type { Db, Queryable } from '../store/db.js';
 import type { TxChange } from '../store/tx-log.js';
@@ -239,7 +239,7 @@ export class ProjectService {
 
   private async link(tx: Queryable, log: (change: TxChange) => void, src: string, dst: string, predicate: string, metadata: Fields) {
     const edge = await insertEdge(tx, {
-      id: ulid(),
+      id: newId(),
       src,
       dst,
       edge_type: 'Hierarchical',

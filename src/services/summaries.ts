@@ -1,7 +1,6 @@
-import { ulid } from 'ulid';
 import { z } from 'zod';
 import type { Embedder } from '../embed/embedder.js';
-import { citation } from '../ids.js';
+import { citation, newId } from '../ids.js';
 import { defineJob, type JobHandlerContext } from '../jobs/define.js';
 import type { Db } from '../store/db.js';
 import { insertEdge } from '../store/edges-repo.js';
@@ -113,7 +112,7 @@ export async function performSummary(
       log({ entity: 'node', entityId: node.id, before: null, after: image(node) });
       for (const dst of sourceIds) {
         const edge = await insertEdge(tx, {
-          id: ulid(),
+          id: newId(),
           src: node.id,
           dst,
           edge_type: 'Relational',

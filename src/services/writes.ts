@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { ulid } from 'ulid';
+import { newId } from '../ids.js';
 import type { Db, Queryable } from '../store/db.js';
 import type { NewNode } from '../store/nodes-repo.js';
 import { advisoryXactLock, LOCKS, notify } from '../store/locks.js';
@@ -61,7 +61,7 @@ export function contentHash(content: string): string {
 /** A node to insert, with the defaults every writer shares (importance 0.5, confidence 1, open validity). */
 export function newNode(fields: Pick<NewNode, 'kind' | 'project_id' | 'content'> & Partial<NewNode>): NewNode {
   return {
-    id: ulid(),
+    id: fields.id ?? newId(),
     memory_type: 'semantic',
     topic: null,
     tags: [],
@@ -69,7 +69,7 @@ export function newNode(fields: Pick<NewNode, 'kind' | 'project_id' | 'content'>
     importance: 0.5,
     confidence: 1,
     metadata: {},
-    content_hash: contentHash(fields.content),
+    content_hash: fields.content_hash ?? contentHash(fields.content),
     valid_from: null,
     valid_to: null,
     ...fields,

@@ -1,4 +1,4 @@
-import { ulid } from 'ulid';
+import { newId } from '../../ids.js';
 import { AppError } from '../../errors.js';
 import type { JobQueue } from '../../jobs/queue.js';
 import type { Db } from '../../store/db.js';
@@ -71,7 +71,7 @@ export class DreamService {
 
   /** Records a queued dream and returns the job and payload for the caller to run. */
   async prepareDream(phase: DreamPhase, s: DreamSettings): Promise<{ job: typeof dreamJob; payload: DreamPayload }> {
-    const id = `dream-${ulid()}`;
+    const id = `dream-${newId()}`;
     const now = this.deps.clock.now();
     await insertDream(this.deps.db, { id, projectId: s.projectId, phase, actor: s.actor, budget: { ...s.budget } });
     return {
@@ -96,7 +96,7 @@ export class DreamService {
   async prepareConsolidation(
     s: Pick<DreamSettings, 'projectId' | 'budget' | 'minSimilarity' | 'sampled' | 'actor'>,
   ): Promise<{ job: typeof consolidationJob; payload: ConsolidationPayload }> {
-    const id = `dream-${ulid()}`;
+    const id = `dream-${newId()}`;
     await insertDream(this.deps.db, { id, projectId: s.projectId, phase: 'consolidation', actor: s.actor, budget: { ...s.budget } });
     return {
       job: consolidationJob,

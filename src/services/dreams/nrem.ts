@@ -1,4 +1,4 @@
-import { ulid } from 'ulid';
+import { newId } from '../../ids.js';
 import { insertEdge, type EdgeRecord } from '../../store/edges-repo.js';
 import { liveEdgesAmong, lockLiveEdges, setEdgeWeight, unusedAutomaticEdges } from '../../store/dreams-repo.js';
 import { fingerprintsByNid } from '../../store/fingerprints-repo.js';
@@ -184,7 +184,7 @@ export async function applyNrem(env: PhaseEnv, plan: NremPlan, op = 'dream.nrem'
       if (joined.has(pairKey(p.a, p.b))) continue;
       const strengths = p.events.map((ev) => ev.strength);
       const edge = await insertEdge(tx, {
-        id: ulid(),
+        id: newId(),
         src: p.a,
         dst: p.b,
         edge_type: 'Semantic',
@@ -230,7 +230,7 @@ export async function applyNrem(env: PhaseEnv, plan: NremPlan, op = 'dream.nrem'
       counts.summaries_created++;
       for (const m of c.members) {
         const edge = await insertEdge(tx, {
-          id: ulid(),
+          id: newId(),
           src: summary.id,
           dst: m.id,
           edge_type: 'Relational',

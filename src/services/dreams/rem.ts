@@ -1,4 +1,4 @@
-import { ulid } from 'ulid';
+import { newId } from '../../ids.js';
 import { findLiveEdgeEitherWay, insertEdge } from '../../store/edges-repo.js';
 import { liveEdgesAmong } from '../../store/dreams-repo.js';
 import { edgeEnds } from '../graph-embedding.js';
@@ -63,7 +63,7 @@ export async function applyRem(env: PhaseEnv, plan: RemPlan): Promise<PhaseOutco
       await env.run.checkpoint(tx);
       if (await findLiveEdgeEitherWay(tx, s.pair.a, s.pair.b, 'Shortcut')) continue;
       const edge = await insertEdge(tx, {
-        id: ulid(),
+        id: newId(),
         src: s.pair.a,
         dst: s.pair.b,
         edge_type: 'Shortcut',

@@ -1,5 +1,5 @@
-import { ulid } from 'ulid';
 import { z } from 'zod';
+import { newId } from '../../ids.js';
 import type { Embedder } from '../../embed/embedder.js';
 import { defineJob, enqueueJob, type JobHandlerContext } from '../../jobs/define.js';
 import type { JobQueue } from '../../jobs/queue.js';
@@ -59,7 +59,7 @@ async function writePlans(db: Db, node: NodeRecord, plans: readonly PlannedEdge[
       const existing = p.edge_type === 'Semantic' ? await findLiveEdgeEitherWay(tx, src, dst, 'Semantic') : await findLiveEdge(tx, src, p.predicate, dst);
       if (existing) continue;
       const edge = await insertEdge(tx, {
-        id: ulid(),
+        id: newId(),
         src,
         dst,
         edge_type: p.edge_type,
