@@ -88,23 +88,43 @@ export function enqueueFingerprints(queue: JobQueue, projectId: string, opts: { 
   return enqueueJob(queue, fingerprintJob, { project_id: projectId }, { jobId: `fingerprint-${Buffer.from(projectId).toString('hex')}`, ...opts });
 }
 
-/** Known positions per project in this process (most recently used last), for projectPositions. */
-const positionAnchors = new Map<string, PositionAnchor>();
-const MAX_POSITION_ANCHORS = 1_000;
+/**
+ * Known positions per project in this process (most recently used project last), a few per
+ * project in nid order: embed jobs may finish out of order, and an anchor after a batch's first
+ * node is no use to it (projectPositions would count the project from its start).
+ */
+const positionAnchors = new Map<string, PositionAnchor[]>();
+const MAX_POSITION_ANCHOR_PROJECTS = 1_000;
+const ANCHORS_PER_PROJECT = 8;
 
 /** What E2–E4 encode besides the text: the memory's time (valid_from, else created_at) and its order in its project. */
 async function encodeItems(db: Db, nodes: readonly NodeRecord[]): Promise<EncodeItem[]> {
-  const positions = await projectPositions(db, nodes, positionAnchors);
-  // The last position learned per project: the next batch counts only the nodes written since.
+  const positions = await projectPositions(db, nodes, bestAnchors(nodes));
+  // The last position learned per project: a later batch counts only the nodes written since.
   for (const projectId of new Set(nodes.map((n) => n.project_id))) {
     const last = nodes.filter((n) => n.project_id === projectId).reduce((a, b) => (b.nid > a.nid ? b : a));
     const position = positions.get(last.nid);
     if (position === undefined) continue;
+    const known = (positionAnchors.get(projectId) ?? []).filter((a) => a.nid !== last.nid);
     positionAnchors.delete(projectId);
-    if (positionAnchors.size >= MAX_POSITION_ANCHORS) positionAnchors.delete(positionAnchors.keys().next().value!);
-    positionAnchors.set(projectId, { nid: last.nid, position });
+    if (positionAnchors.size >= MAX_POSITION_ANCHOR_PROJECTS) positionAnchors.delete(positionAnchors.keys().next().value!);
+    known.push({ nid: last.nid, position });
+    known.sort((a, b) => a.nid - b.nid);
+    positionAnchors.set(projectId, known.slice(-ANCHORS_PER_PROJECT));
   }
   return nodes.map((n) => ({ at: (n.valid_from ?? n.created_at).getTime(), position: positions.get(n.nid) ?? 0 }));
+}
+
+/** Per project of the batch, the latest known position at or before its first node. */
+function bestAnchors(nodes: readonly NodeRecord[]): Map<string, PositionAnchor> {
+  const first = new Map<string, number>();
+  for (const n of nodes) first.set(n.project_id, Math.min(first.get(n.project_id) ?? n.nid, n.nid));
+  const best = new Map<string, PositionAnchor>();
+  for (const [projectId, lo] of first) {
+    const usable = (positionAnchors.get(projectId) ?? []).filter((a) => a.nid <= lo);
+    if (usable.length > 0) best.set(projectId, usable[usable.length - 1]!);
+  }
+  return best;
 }
 
 /** The embed job's name on the queue, for code that enqueues it by name (bench/load.ts). */

@@ -14,7 +14,9 @@ export interface PositionAnchor {
  * memories in one project, a 500-node batch counted 2.5 M index entries). Instead, per project:
  * the nodes before the batch's first nid are counted once, from `anchors` (a position the caller
  * learned earlier, at or before that nid) when there is one, and the batch's range is numbered
- * in one ordered scan. Same numbers as counting each node's predecessors.
+ * in one ordered scan. Same numbers as counting each node's predecessors. The CTE is
+ * materialized: inlined, the planner ran the count once per output row (500 counts of the whole
+ * project for a 500-node batch without an anchor: 2.5 s of a 10k import's 25 s).
  */
 export async function projectPositions(
   q: Queryable,
@@ -34,7 +36,7 @@ export async function projectPositions(
     return a && a.nid <= ranges.get(p)!.lo ? a : { nid: 0, position: 0 };
   };
   const rows = await q.query<{ nid: number; position: number }>(
-    `with r as (
+    `with r as materialized (
        select u.project_id, u.lo, u.hi,
               u.anchor_position + (select count(*) from nodes m where m.project_id = u.project_id and m.nid >= u.anchor_nid and m.nid < u.lo) as base
          from unnest($1::text[], $2::bigint[], $3::bigint[], $4::bigint[], $5::bigint[]) as u(project_id, anchor_nid, anchor_position, lo, hi)
