@@ -1,7 +1,7 @@
 import type { SpaceId } from '../embed/types.js';
 import type { Logger } from '../log.js';
 import type { Db } from '../store/db.js';
-import { EMBEDDINGS_CHANNEL, fromBytes, onVectorsWritten, readFeed } from '../store/embeddings-repo.js';
+import { EMBEDDINGS_CHANNEL, fromBytes, onVectorsWritten, readFeed, type FeedRow, type WrittenVector } from '../store/embeddings-repo.js';
 import { resolveSpec, rowFits, type ResolvedSpec } from './space-index.js';
 import type { SpaceIndexSpec, VectorIndexes } from './vector-index.js';
 
@@ -22,8 +22,12 @@ export class IndexSync {
   private timer: NodeJS.Timeout | null = null;
   private unlisten: (() => Promise<void>) | null = null;
   private readonly specs: Map<string, ResolvedSpec>;
-  /** Vectors this process wrote, by feed position, not yet applied: the feed read skips their bytes. */
-  private readonly primed = new Map<number, Float32Array>();
+  /**
+   * Vectors this process wrote, by feed position, not yet applied. A run of them right after the
+   * cursor is applied without reading the feed (a position is taken once, and a later change to
+   * the row takes a new one); elsewhere the feed read skips their bytes.
+   */
+  private readonly primed = new Map<number, WrittenVector>();
   private unprime: (() => void) | null = null;
 
   constructor(
@@ -43,7 +47,7 @@ export class IndexSync {
   async start(fromSeq: number): Promise<void> {
     this.lastSeq = fromSeq;
     this.unprime = onVectorsWritten(this.db, (rows) => {
-      for (const r of rows) if (r.feedSeq > this.lastSeq && this.primed.size < MAX_PRIMED) this.primed.set(r.feedSeq, r.vector);
+      for (const r of rows) if (r.feedSeq > this.lastSeq && this.primed.size < MAX_PRIMED) this.primed.set(r.feedSeq, r);
     });
     await this.pull();
     this.unlisten = await this.db.listen(EMBEDDINGS_CHANNEL, () => void this.pull().catch(() => {}));
@@ -73,23 +77,57 @@ export class IndexSync {
     return this.next;
   }
 
+  /**
+   * Reads one batch ahead of the index thread: batch k+1 is read (or taken from `primed`) while
+   * the thread applies batch k, so neither waits for the other. A bulk import's vectors reach
+   * the indexes as fast as the thread adds them instead of a feed read apart.
+   */
   private async drain(): Promise<number> {
     let applied = 0;
-    for (;;) {
-      const rows = await readFeed(
-        this.db,
-        this.lastSeq,
-        BATCH,
-        [...this.primed.keys()].filter((seq) => seq > this.lastSeq),
-      );
-      if (rows.length === 0) break;
-      applied += await this.apply(rows);
-      this.lastSeq = rows[rows.length - 1]!.feed_seq;
-      // Positions at or before the cursor were applied or superseded by a later write.
-      for (const seq of this.primed.keys()) if (seq <= this.lastSeq) this.primed.delete(seq);
-      if (rows.length < BATCH) break;
+    let readSeq = this.lastSeq;
+    let applying: Promise<void> | null = null;
+    try {
+      for (;;) {
+        const local = this.primedRun(readSeq);
+        const rows =
+          local ??
+          (await readFeed(
+            this.db,
+            readSeq,
+            BATCH,
+            [...this.primed.keys()].filter((seq) => seq > readSeq),
+          ));
+        if (rows.length === 0) break;
+        const upTo = rows[rows.length - 1]!.feed_seq;
+        readSeq = upTo;
+        if (applying) await applying;
+        applying = this.apply(rows).then((n) => {
+          applied += n;
+          this.advance(upTo);
+        });
+        if (!local && rows.length < BATCH) break;
+      }
+    } finally {
+      if (applying) await applying;
     }
     return applied;
+  }
+
+  /** The vectors this process wrote at the positions right after `after`, as feed rows; null when the next position is not one of them. */
+  private primedRun(after: number): FeedRow[] | null {
+    const rows: FeedRow[] = [];
+    for (let seq = after + 1; rows.length < BATCH; seq++) {
+      const w = this.primed.get(seq);
+      if (!w) break;
+      rows.push({ node_nid: w.nid, space: w.space, model_id: w.modelId, dim: w.vector.length, vector: null, feed_seq: seq, removed: false });
+    }
+    return rows.length > 0 ? rows : null;
+  }
+
+  /** Everything up to `seq` is applied: positions at or before it were applied or superseded by a later write. */
+  private advance(seq: number): void {
+    this.lastSeq = seq;
+    for (const key of this.primed.keys()) if (key <= seq) this.primed.delete(key);
   }
 
   private async apply(rows: Awaited<ReturnType<typeof readFeed>>): Promise<number> {
@@ -100,7 +138,7 @@ export class IndexSync {
       if (!spec) continue;
       // A vector from another model (or a removal) takes the key out of this model's index.
       // A sparse row's dim is its own (variable) length.
-      const vector = row.vector ? fromBytes(row.vector) : row.removed === false ? this.primed.get(row.feed_seq) : undefined;
+      const vector = row.vector ? fromBytes(row.vector) : row.removed === false ? this.primed.get(row.feed_seq)?.vector : undefined;
       if (!vector || row.model_id !== spec.modelId || !rowFits(spec, row.dim)) {
         push(removals, row.space, row.node_nid);
         continue;

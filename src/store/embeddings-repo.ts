@@ -36,9 +36,12 @@ export function fromBytes(b: Uint8Array): Float32Array {
   return new Float32Array(copy.buffer);
 }
 
-/** A vector this process wrote, at the feed position it took: what an index replica of the same process would read back. */
+/** A vector this process wrote, at the feed position it took: the feed row an index replica of the same process would read back. */
 export interface WrittenVector {
   feedSeq: number;
+  nid: number;
+  space: string;
+  modelId: string;
   vector: Float32Array;
 }
 
@@ -76,8 +79,11 @@ export async function writeEmbeddings(db: Db, writes: readonly EmbeddingWrite[],
   });
   if (!listeners?.size || rows.length === 0) return;
   // A key written twice in one call keeps the last vector, as the upsert did.
-  const vectorOf = new Map(writes.map((w) => [`${w.nid}|${w.space}`, w.vector]));
-  const out = rows.map((r) => ({ feedSeq: Number(r.feed_seq), vector: vectorOf.get(`${Number(r.node_nid)}|${r.space}`)! }));
+  const writeOf = new Map(writes.map((w) => [`${w.nid}|${w.space}`, w]));
+  const out = rows.map((r) => {
+    const w = writeOf.get(`${Number(r.node_nid)}|${r.space}`)!;
+    return { feedSeq: Number(r.feed_seq), nid: w.nid, space: w.space, modelId: w.modelId, vector: w.vector };
+  });
   for (const listener of listeners) listener(out);
 }
 

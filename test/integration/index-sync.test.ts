@@ -1,0 +1,93 @@
+import { after, before, describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { newId } from '../../src/ids.js';
+import { IndexSync } from '../../src/index/sync.js';
+import { createVectorIndexes } from '../../src/index/usearch-host.js';
+import type { VectorIndexes } from '../../src/index/vector-index.js';
+import { createLogger } from '../../src/log.js';
+import type { Db } from '../../src/store/db.js';
+import { retractEmbeddings, writeEmbeddings } from '../../src/store/embeddings-repo.js';
+import { mulberry32 } from '../helpers/prng.js';
+import { pgliteHarness, type Harness } from '../helpers/stores.js';
+
+/**
+ * The replica applies the vectors this process wrote straight from memory while they follow the
+ * cursor without a gap, and reads the feed for anything else. Whatever the mix, it must end
+ * where the feed ends: the last vector of every key, and no key whose vector was retracted.
+ */
+const logger = createLogger('silent');
+const SPEC = { space: 'E1' as const, dim: 16, modelId: 'sync-test-model' };
+
+function unit(seed: number): Float32Array {
+  const next = mulberry32(seed);
+  const v = Float32Array.from({ length: SPEC.dim }, () => next() - 0.5);
+  const norm = Math.hypot(...v);
+  return v.map((x) => x / norm);
+}
+
+async function nodes(db: Db, n: number): Promise<number[]> {
+  const rows = await db.query<{ nid: number }>(
+    `insert into nodes (id, project_id, content, content_hash)
+     select u.id, 'sync', 'text ' || u.ord, md5(u.id) from unnest($1::text[]) with ordinality as u(id, ord) order by u.ord
+     returning nid`,
+    [Array.from({ length: n }, () => newId())],
+  );
+  return rows.map((r) => Number(r.nid));
+}
+
+const write = (db: Db, nids: readonly number[], seedOf: (nid: number) => number) =>
+  writeEmbeddings(
+    db,
+    nids.map((nid) => ({ nid, space: SPEC.space, modelId: SPEC.modelId, vector: unit(seedOf(nid)) })),
+  );
+
+describe('index replica follows the feed through vectors it wrote itself', () => {
+  let h: Harness;
+  let indexes: VectorIndexes;
+  let sync: IndexSync;
+
+  before(async () => {
+    h = await pgliteHarness();
+    indexes = createVectorIndexes();
+    await indexes.ensure(SPEC);
+    sync = new IndexSync(h.db, indexes, [SPEC], logger);
+    await sync.start(0);
+  });
+
+  after(async () => {
+    await sync?.stop();
+    await indexes?.close();
+    await h?.cleanup();
+  });
+
+  /** The key whose vector is nearest to `seed`'s, and its similarity. */
+  async function nearest(seed: number): Promise<{ key: number; similarity: number }> {
+    const [hit] = await indexes.search(SPEC.space, unit(seed), 1, {});
+    assert.ok(hit, 'the index is empty');
+    return hit;
+  }
+
+  test('more vectors than one feed batch, rewritten and partly retracted between pulls, end as the feed says', async () => {
+    const nids = await nodes(h.db, 2_600);
+    // First vectors for all: more than one batch (2,000 rows) of in-memory positions in a row.
+    await write(h.db, nids, (nid) => nid);
+    // A retraction is a feed write this process did not prime: a gap in the in-memory run.
+    const retracted = nids.slice(0, 50);
+    await h.db.transaction((tx) => retractEmbeddings(tx, retracted));
+    // Rewrites move keys to new positions; their old positions are still held in memory.
+    const rewritten = nids.slice(100, 200);
+    await write(h.db, rewritten, (nid) => nid + 10_000);
+    await sync.pull();
+
+    assert.equal((await indexes.sizes())[SPEC.space], nids.length - retracted.length);
+    for (const nid of [nids[0]!, nids[49]!]) assert.notEqual((await nearest(nid)).key, nid, `retracted ${nid} is still indexed`);
+    for (const nid of [nids[100]!, nids[199]!]) {
+      const hit = await nearest(nid + 10_000);
+      assert.equal(hit.key, nid, 'a rewritten key carries its last vector');
+      assert.ok(hit.similarity > 0.999);
+    }
+    const plain = nids[2_500]!;
+    assert.equal((await nearest(plain)).key, plain);
+    assert.equal(sync.position, Number((await h.db.query<{ s: number }>('select max(feed_seq) as s from embeddings'))[0]!.s));
+  });
+});
