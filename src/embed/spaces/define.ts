@@ -12,7 +12,15 @@ interface Common {
   index: IndexKind;
   /** Name of the space's ranked list in search hits' `signals`; default: the id. */
   signal?: string;
+  /**
+   * Dense spaces: candidates HNSW weighs per insert (default 128, the stack check's setting for
+   * low-rank text embeddings). A wide space of near-orthogonal vectors keeps its recall with
+   * fewer at a fraction of the cost; say where that was measured.
+   */
+  hnswExpansionAdd?: number;
 }
+
+export const DEFAULT_HNSW_EXPANSION_ADD = 128;
 
 /** What a space file passes to `defineSpace`. */
 export type SpaceDeclaration =
@@ -34,6 +42,7 @@ export interface SpaceDefinition extends SpaceInfo {
   readonly index: IndexKind;
   readonly weight: number;
   readonly signal: string;
+  readonly hnswExpansionAdd: number;
   /** Present exactly when status is `implemented`. */
   readonly encoder: EncoderFactory | undefined;
 }
@@ -45,6 +54,8 @@ export function defineSpace(decl: SpaceDeclaration): SpaceDefinition {
   if (!decl.purpose.trim()) throw new Error(`${where}: purpose is required`);
   const weight = decl.weight ?? 0;
   if (!Number.isFinite(weight) || weight < 0) throw new Error(`${where}: weight must be a finite number ≥ 0, got ${decl.weight}`);
+  const expansionAdd = decl.hnswExpansionAdd ?? DEFAULT_HNSW_EXPANSION_ADD;
+  if (!Number.isInteger(expansionAdd) || expansionAdd < 1) throw new Error(`${where}: hnswExpansionAdd must be a positive integer, got ${decl.hnswExpansionAdd}`);
   // The types already say this; the checks keep a hand-edited space file from lying at run time.
   if (decl.status === 'implemented' && typeof decl.encoder !== 'function') throw new Error(`${where}: an implemented space needs an encoder`);
   if (decl.status === 'planned' && decl.encoder !== undefined) throw new Error(`${where}: a planned space has no encoder; mark it implemented`);
@@ -56,6 +67,7 @@ export function defineSpace(decl: SpaceDeclaration): SpaceDefinition {
     index: decl.index,
     weight,
     signal: decl.signal ?? decl.id,
+    hnswExpansionAdd: expansionAdd,
     encoder: decl.encoder,
   });
 }

@@ -2,18 +2,19 @@ import { readFile, rename, writeFile } from 'node:fs/promises';
 import { availableParallelism } from 'node:os';
 import { join } from 'node:path';
 import { Index, MetricKind, ScalarKind } from 'usearch';
+import { spaceById } from '../../embed/spaces/registry.js';
 import { ExactVectors } from '../exact-vectors.js';
 import { rowOffsets, type IndexKindImpl, type ResolvedSpec, type SavedSpace, type SpaceIndex } from '../space-index.js';
 import type { VectorHit } from '../vector-index.js';
 
 // Settings from the stack check (research/stack-notes.md §4, 100k × 384-d, low-rank data like
-// real embeddings): connectivity 16 + expansion_add 128 build the graph; expansion_search 128
+// real embeddings): connectivity 16 + expansion_add 128 (a space may set its own:
+// `hnswExpansionAdd`) build the graph; expansion_search 128
 // gave recall@10 0.96 (64 gave 0.87, 256 gave 0.99 at half the QPS). f16 kept f32's recall at
 // about half the memory; i8 lost recall on clustered data.
 const METRIC = MetricKind.Cos;
 const QUANTIZATION = ScalarKind.F16;
 const CONNECTIVITY = 16;
-const EXPANSION_ADD = 128;
 const EXPANSION_SEARCH = 128;
 /**
  * Threads for a batch add. Kept the same for every add: the binding sizes its per-thread
@@ -23,13 +24,13 @@ const ADD_THREADS = Math.max(1, Math.min(4, availableParallelism()));
 /** A single query gains nothing from more threads. */
 const SEARCH_THREADS = 1;
 
-function newHnsw(dim: number): Index {
+function newHnsw(spec: ResolvedSpec): Index {
   return new Index({
-    dimensions: dim,
+    dimensions: spec.dim,
     metric: METRIC,
     quantization: QUANTIZATION,
     connectivity: CONNECTIVITY,
-    expansion_add: EXPANSION_ADD,
+    expansion_add: spaceById(spec.space).hnswExpansionAdd,
     expansion_search: EXPANSION_SEARCH,
     multi: false,
   });
@@ -42,7 +43,7 @@ function newHnsw(dim: number): Index {
 class DenseIndex implements SpaceIndex {
   constructor(
     readonly spec: ResolvedSpec,
-    private readonly hnsw: Index = newHnsw(spec.dim),
+    private readonly hnsw: Index = newHnsw(spec),
     private readonly exact: ExactVectors = new ExactVectors(spec.dim),
   ) {}
 
@@ -138,7 +139,7 @@ export const denseKind: IndexKindImpl = {
     if (saved.metric !== String(METRIC) || saved.quantization !== String(QUANTIZATION) || saved.connectivity !== CONNECTIVITY) throw new Error('index settings changed');
     // Snapshots of format 1 had no exact-scoring copy: the feed rebuilds both.
     if (!saved.vectorsFile) throw new Error('snapshot has no exact-scoring vectors (format 1)');
-    const hnsw = newHnsw(spec.dim);
+    const hnsw = newHnsw(spec);
     hnsw.load(join(dir, saved.file));
     // load() takes the file's own header, whatever the constructor said.
     if (hnsw.dimensions() !== spec.dim) throw new Error(`file has dimension ${hnsw.dimensions()}`);
