@@ -1,7 +1,8 @@
 import type { SpaceId } from '../embed/types.js';
 import type { Logger } from '../log.js';
 import type { Db } from '../store/db.js';
-import { EMBEDDINGS_CHANNEL, fromBytes, onVectorsWritten, readFeed, type FeedRow, type WrittenVector } from '../store/embeddings-repo.js';
+import { EMBEDDINGS_CHANNEL, onVectorsWritten, readFeed, type FeedRow, type WrittenVector } from '../store/embeddings-repo.js';
+import { fromBytes } from '../store/vector-bytes.js';
 import { resolveSpec, rowFits, type ResolvedSpec } from './space-index.js';
 import type { SpaceIndexSpec, VectorIndexes } from './vector-index.js';
 
@@ -138,7 +139,7 @@ export class IndexSync {
       if (!spec) continue;
       // A vector from another model (or a removal) takes the key out of this model's index.
       // A sparse row's dim is its own (variable) length.
-      const vector = row.vector ? fromBytes(row.vector) : row.removed === false ? this.primed.get(row.feed_seq)?.vector : undefined;
+      const vector = row.vector ? fromBytes(row.vector, row.dim) : row.removed === false ? this.primed.get(row.feed_seq)?.vector : undefined;
       if (!vector || row.model_id !== spec.modelId || !rowFits(spec, row.dim)) {
         push(removals, row.space, row.node_nid);
         continue;

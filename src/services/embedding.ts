@@ -61,7 +61,8 @@ export const embedJob = defineJob({
     for (const enc of deps.embedder.encoders()) {
       const list = vectors.get(enc.space);
       if (!list) continue;
-      nodes.forEach((node, i) => writes.push({ nid: node.nid, space: enc.space, modelId: enc.modelId, vector: list[i]! }));
+      const dense = enc.dim > 0;
+      nodes.forEach((node, i) => writes.push({ nid: node.nid, space: enc.space, modelId: enc.modelId, vector: list[i]!, dense }));
     }
     // The fingerprint debt and the settled embedding debt commit with the vectors, and the graph
     // neighbourhood is read in the same transaction: one commit.

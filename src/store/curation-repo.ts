@@ -1,6 +1,6 @@
 import type { Queryable } from './db.js';
 import { EDGE_COLUMNS, type EdgeRecord } from './edges-repo.js';
-import { fromBytes } from './embeddings-repo.js';
+import { fromBytes } from './vector-bytes.js';
 import { NODE_COLUMNS, type NodeRecord } from './nodes-repo.js';
 import { asReal } from './real.js';
 
@@ -87,11 +87,11 @@ export async function repointEdges(q: Queryable, edgeIds: readonly string[], fro
 /** Stored vectors of one space for nodes, by nid (removed vectors are absent). */
 export async function vectorsOf(q: Queryable, nids: readonly number[], space: string): Promise<Map<number, Float32Array>> {
   if (nids.length === 0) return new Map();
-  const rows = await q.query<{ node_nid: number; vector: Uint8Array }>(
-    `select node_nid, vector from embeddings where node_nid = any($1::bigint[]) and space = $2 and vector is not null`,
+  const rows = await q.query<{ node_nid: number; dim: number; vector: Uint8Array }>(
+    `select node_nid, dim, vector from embeddings where node_nid = any($1::bigint[]) and space = $2 and vector is not null`,
     [nids, space],
   );
-  return new Map(rows.map((r) => [Number(r.node_nid), fromBytes(r.vector)]));
+  return new Map(rows.map((r) => [Number(r.node_nid), fromBytes(r.vector, r.dim)]));
 }
 
 /** Query words for a contains-all match; LIKE wildcards in them match literally. */

@@ -1,5 +1,5 @@
 import type { Queryable } from './db.js';
-import { fromBytes } from './embeddings-repo.js';
+import { fromBytes } from './vector-bytes.js';
 import { NODE_COLUMNS, type NodeRecord } from './nodes-repo.js';
 
 /**
@@ -13,13 +13,13 @@ const LIVE_MEMORY = `n.deleted_at is null and n.kind <> 'entity'`;
 
 /** Up to `limit` live memories' vectors of one space, a stable hash-ordered sample of the project. */
 export async function sampleVectors(q: Queryable, space: string, projectId: string, limit: number): Promise<Array<{ nid: number; vector: Float32Array }>> {
-  const rows = await q.query<{ nid: number; vector: Uint8Array }>(
-    `select n.nid, e.vector from nodes n join embeddings e on e.node_nid = n.nid and e.space = $1 and e.vector is not null
+  const rows = await q.query<{ nid: number; dim: number; vector: Uint8Array }>(
+    `select n.nid, e.dim, e.vector from nodes n join embeddings e on e.node_nid = n.nid and e.space = $1 and e.vector is not null
       where n.project_id = $2 and ${LIVE_MEMORY}
       order by md5(n.id) limit $3`,
     [space, projectId, limit],
   );
-  return rows.map((r) => ({ nid: r.nid, vector: fromBytes(r.vector) }));
+  return rows.map((r) => ({ nid: r.nid, vector: fromBytes(r.vector, r.dim) }));
 }
 
 /** Up to `limit` live memories of the project, the same stable sample order. */

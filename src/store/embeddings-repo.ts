@@ -1,10 +1,13 @@
 import type { Db, Queryable } from './db.js';
+import { encodeVector } from './vector-bytes.js';
 
 export interface EmbeddingWrite {
   nid: number;
   space: string;
   modelId: string;
   vector: Float32Array;
+  /** A dense space's vector (a fixed dim): stored in the grid layout when it is on one (src/store/vector-bytes.ts). */
+  dense?: boolean;
 }
 
 export interface FeedRow {
@@ -24,17 +27,6 @@ export const EMBEDDINGS_CHANNEL = 'cg_embeddings';
 // Held while writing vectors so feed_seq order equals commit order: without it a reader could
 // see seq 11 committed before seq 10 and skip 10 for ever.
 const FEED_WRITE_LOCK = 0x63670001;
-
-export function toBytes(v: Float32Array): Uint8Array {
-  return new Uint8Array(v.buffer, v.byteOffset, v.byteLength);
-}
-
-export function fromBytes(b: Uint8Array): Float32Array {
-  // Copy: the driver's buffer may be unaligned or shared.
-  const copy = new Uint8Array(b.byteLength);
-  copy.set(b);
-  return new Float32Array(copy.buffer);
-}
 
 /** A vector this process wrote, at the feed position it took: the feed row an index replica of the same process would read back. */
 export interface WrittenVector {
@@ -91,13 +83,14 @@ export async function writeEmbeddings(db: Db, writes: readonly EmbeddingWrite[],
 async function upsertVectors(tx: Queryable, writes: readonly EmbeddingWrite[], returning: boolean): Promise<Array<{ node_nid: number; space: string; feed_seq: number }>> {
   const spaces = [...new Set(writes.map((w) => w.space))];
   const models = [...new Set(writes.map((w) => w.modelId))];
-  const blob = new Uint8Array(writes.reduce((n, w) => n + w.vector.byteLength, 0));
+  const stored = writes.map((w) => encodeVector(w.vector, w.dense ?? false));
+  const blob = new Uint8Array(stored.reduce((n, b) => n + b.byteLength, 0));
   const offsets: number[] = [];
   let at = 0;
-  for (const w of writes) {
-    blob.set(toBytes(w.vector), at);
+  for (const bytes of stored) {
+    blob.set(bytes, at);
     offsets.push(at + 1);
-    at += w.vector.byteLength;
+    at += bytes.byteLength;
   }
   return tx.query<{ node_nid: number; space: string; feed_seq: number }>(
     `insert into embeddings (node_nid, space, model_id, dim, vector)
@@ -116,7 +109,7 @@ async function upsertVectors(tx: Queryable, writes: readonly EmbeddingWrite[], r
       models,
       blob,
       offsets,
-      writes.map((w) => w.vector.byteLength),
+      stored.map((b) => b.byteLength),
     ],
   );
 }

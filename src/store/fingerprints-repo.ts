@@ -1,5 +1,5 @@
 import type { Queryable } from './db.js';
-import { fromBytes } from './embeddings-repo.js';
+import { fromBytes } from './vector-bytes.js';
 import { asReal, realArray } from './real.js';
 
 /** One stored vector of one node in one space. */
@@ -10,13 +10,13 @@ export interface StoredVector {
   vector: Float32Array;
 }
 
-type VectorRow = { node_nid: number; space: string; model_id: string; vector: Uint8Array };
-const toStored = (r: VectorRow): StoredVector => ({ nid: Number(r.node_nid), space: r.space, model_id: r.model_id, vector: fromBytes(r.vector) });
+type VectorRow = { node_nid: number; space: string; model_id: string; dim: number; vector: Uint8Array };
+const toStored = (r: VectorRow): StoredVector => ({ nid: Number(r.node_nid), space: r.space, model_id: r.model_id, vector: fromBytes(r.vector, r.dim) });
 
 /** Every live vector of the given nodes, all spaces. */
 export async function vectorsOfNodes(q: Queryable, nids: readonly number[]): Promise<StoredVector[]> {
   if (nids.length === 0) return [];
-  const rows = await q.query<VectorRow>(`select node_nid, space, model_id, vector from embeddings where node_nid = any($1::bigint[]) and vector is not null`, [nids]);
+  const rows = await q.query<VectorRow>(`select node_nid, space, model_id, dim, vector from embeddings where node_nid = any($1::bigint[]) and vector is not null`, [nids]);
   return rows.map(toStored);
 }
 

@@ -1,5 +1,5 @@
 import type { Queryable } from './db.js';
-import { fromBytes } from './embeddings-repo.js';
+import { fromBytes } from './vector-bytes.js';
 import { NODE_COLUMNS, type NodeRecord } from './nodes-repo.js';
 import { realArray } from './real.js';
 
@@ -103,22 +103,22 @@ export async function countMemoriesOfProject(q: Queryable, projectId: string): P
 /** Stored vectors of one space for the given nodes (by nid). */
 export async function vectorsOf(q: Queryable, space: string, nids: readonly number[]): Promise<Map<number, Float32Array>> {
   if (nids.length === 0) return new Map();
-  const rows = await q.query<{ node_nid: number; vector: Uint8Array }>(
-    `select node_nid, vector from embeddings where space = $1 and node_nid = any($2::bigint[]) and vector is not null`,
+  const rows = await q.query<{ node_nid: number; dim: number; vector: Uint8Array }>(
+    `select node_nid, dim, vector from embeddings where space = $1 and node_nid = any($2::bigint[]) and vector is not null`,
     [space, nids],
   );
-  return new Map(rows.map((r) => [r.node_nid, fromBytes(r.vector)]));
+  return new Map(rows.map((r) => [r.node_nid, fromBytes(r.vector, r.dim)]));
 }
 
 /** A keyset page of a project's live memories' vectors in one space: the exact scan of a process without indexes. */
 export async function vectorsOfProjectPage(q: Queryable, space: string, projectId: string, afterNid: number, limit: number): Promise<Array<{ nid: number; vector: Float32Array }>> {
-  const rows = await q.query<{ nid: number; vector: Uint8Array }>(
-    `select n.nid, e.vector from nodes n join embeddings e on e.node_nid = n.nid and e.space = $1 and e.vector is not null
+  const rows = await q.query<{ nid: number; dim: number; vector: Uint8Array }>(
+    `select n.nid, e.dim, e.vector from nodes n join embeddings e on e.node_nid = n.nid and e.space = $1 and e.vector is not null
       where n.project_id = $2 and n.deleted_at is null and n.kind <> 'entity' and n.nid > $3
       order by n.nid limit $4`,
     [space, projectId, afterNid, limit],
   );
-  return rows.map((r) => ({ nid: r.nid, vector: fromBytes(r.vector) }));
+  return rows.map((r) => ({ nid: r.nid, vector: fromBytes(r.vector, r.dim) }));
 }
 
 export interface StoredCoords {

@@ -1,5 +1,5 @@
 import type { Queryable } from './db.js';
-import { fromBytes } from './embeddings-repo.js';
+import { fromBytes } from './vector-bytes.js';
 import { NODE_COLUMNS, type NodeRecord } from './nodes-repo.js';
 import { asReal, realArray } from './real.js';
 
@@ -45,11 +45,11 @@ export async function memorySignals(q: Queryable, projectId: string, limit: numb
 /** E1 vectors of the given nodes under `modelId` (a vector of another model is not comparable). */
 export async function e1Vectors(q: Queryable, nids: readonly number[], modelId: string): Promise<Map<number, Float32Array>> {
   if (nids.length === 0) return new Map();
-  const rows = await q.query<{ node_nid: number; vector: Uint8Array }>(
-    `select node_nid, vector from embeddings where node_nid = any($1::bigint[]) and space = 'E1' and model_id = $2 and vector is not null`,
+  const rows = await q.query<{ node_nid: number; dim: number; vector: Uint8Array }>(
+    `select node_nid, dim, vector from embeddings where node_nid = any($1::bigint[]) and space = 'E1' and model_id = $2 and vector is not null`,
     [nids, modelId],
   );
-  return new Map(rows.map((r) => [Number(r.node_nid), fromBytes(r.vector)]));
+  return new Map(rows.map((r) => [Number(r.node_nid), fromBytes(r.vector, r.dim)]));
 }
 
 /** Live edges whose both ends are among `ids` (each pair counted once whatever its direction). */

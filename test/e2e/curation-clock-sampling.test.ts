@@ -6,7 +6,7 @@ import { createApp, type App } from '../../src/app.js';
 import { loadConfig } from '../../src/config.js';
 import { createLogger } from '../../src/log.js';
 import { MERGE_JOB_MIN_SOURCES } from '../../src/services/merge.js';
-import { fromBytes } from '../../src/store/embeddings-repo.js';
+import { fromBytes } from '../../src/store/vector-bytes.js';
 import { tempDir, toolError } from '../helpers/cli.js';
 import { inMemoryClient } from '../helpers/in-memory.js';
 
@@ -76,15 +76,16 @@ describe('curation with a moving clock, MCP sampling and the merge job', () => {
     const nid = (await app.db.query<{ nid: number }>(`select nid from nodes where id = $1`, [stored.id]))[0]!.nid;
     const vectors = async () =>
       (
-        await app.db.query<{ space: string; model_id: string; vector: Uint8Array | null }>(`select space, model_id, vector from embeddings where node_nid = $1 order by space`, [
-          nid,
-        ])
-      ).map((r) => [r.space, r.model_id, r.vector ? Buffer.from(r.vector).toString('hex') : null]);
+        await app.db.query<{ space: string; model_id: string; dim: number; vector: Uint8Array | null }>(
+          `select space, model_id, dim, vector from embeddings where node_nid = $1 order by space`,
+          [nid],
+        )
+      ).map((r) => [r.space, r.model_id, r.vector ? Buffer.from(r.vector).toString('hex') : null, String(r.dim)]);
     // Is the key in each space's index? (`among` scores exactly that key, so it answers it only when indexed.)
     const indexed = async (rows: Array<Array<string | null>>) => {
       const out: Record<string, boolean> = {};
-      for (const [space, , hex] of rows) {
-        const hits = await app.indexes.search(space as never, fromBytes(Buffer.from(hex!, 'hex')), 1, { among: [nid] });
+      for (const [space, , hex, dim] of rows) {
+        const hits = await app.indexes.search(space as never, fromBytes(Buffer.from(hex!, 'hex'), Number(dim)), 1, { among: [nid] });
         out[space!] = hits.some((h) => h.key === nid);
       }
       return out;

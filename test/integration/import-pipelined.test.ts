@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { createApp, type App } from '../../src/app.js';
 import { loadConfig } from '../../src/config.js';
-import { fromBytes } from '../../src/store/embeddings-repo.js';
+import { fromBytes } from '../../src/store/vector-bytes.js';
 import { createLogger } from '../../src/log.js';
 import { tempDir } from '../helpers/cli.js';
 
@@ -72,10 +72,10 @@ describe('pipelined import (embedded)', () => {
     // exactly what was written, whichever way it got there).
     for (const i of [0, 61, N - 1]) {
       const [node] = await app.db.query<{ nid: number }>(`select nid from nodes where content like $1`, [`%${word(i)}`]);
-      const stored = await app.db.query<{ space: string; vector: Uint8Array }>(`select space, vector from embeddings where node_nid = $1`, [node!.nid]);
+      const stored = await app.db.query<{ space: string; dim: number; vector: Uint8Array }>(`select space, dim, vector from embeddings where node_nid = $1`, [node!.nid]);
       assert.equal(stored.length, spaces.length);
-      for (const { space, vector } of stored) {
-        const hits = await app.indexes.search(space as never, fromBytes(vector), N);
+      for (const { space, dim, vector } of stored) {
+        const hits = await app.indexes.search(space as never, fromBytes(vector, dim), N);
         assert.ok(
           hits.some((h) => h.key === Number(node!.nid)),
           `memory ${i} not found in ${space}`,

@@ -2,7 +2,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { fnv1a32 } from '../../src/embed/hashing.js';
 import { createKeywordEncoder, keywordEmbed, keywordTerms, KEYWORD_MODEL_ID, packTerms, stem, termCounts, unpackTerms } from '../../src/embed/keyword.js';
-import { fromBytes, toBytes } from '../../src/store/embeddings-repo.js';
+import { fromBytes, toBytes } from '../../src/store/vector-bytes.js';
 
 test('stemming: inflections of one word meet', () => {
   const pairs: Array<[string, string]> = [
@@ -66,7 +66,7 @@ test('packing: sorted interleaved (u32 id, f32 tf) pairs that survive bytea and 
   assert.deepEqual([u[0], u[2], u[4], u[6]], [3, 0x7f800001, 0x7fc00001, 0xffffffff]);
   const expect = { ids: Uint32Array.from([3, 0x7f800001, 0x7fc00001, 0xffffffff]), weights: Float32Array.from([1, 0.5, 2, 5]) };
   assert.deepEqual(unpackTerms(v), expect);
-  assert.deepEqual(unpackTerms(fromBytes(toBytes(v))), expect);
+  assert.deepEqual(unpackTerms(fromBytes(toBytes(v), v.length)), expect);
   assert.deepEqual(unpackTerms(structuredClone(v)), expect);
   // Copied into a bigger batch buffer at an offset, as the index host does.
   const flat = new Float32Array(12);
