@@ -1,20 +1,9 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { hdcEmbed } from '../../src/embed/hdc.js';
+import { cosine } from '../../src/services/cognition/math.js';
 import { encodeVector, fromBytes } from '../../src/store/vector-bytes.js';
 import { mulberry32 } from '../helpers/prng.js';
-
-const cosine = (a: Float32Array, b: Float32Array) => {
-  let ab = 0;
-  let aa = 0;
-  let bb = 0;
-  for (let i = 0; i < a.length; i++) {
-    ab += a[i]! * b[i]!;
-    aa += a[i]! * a[i]!;
-    bb += b[i]! * b[i]!;
-  }
-  return ab / Math.sqrt(aa * bb);
-};
 
 test('an E9 vector is stored as int8 multiples of one unit (dim + 4 bytes) and reads back to the same floats', () => {
   for (const text of ['The tide clock runs eleven minutes fast.', 'x', 'Deployment rollback runbook, reviewed twice this quarter.'.repeat(4)]) {
