@@ -108,7 +108,10 @@ for (const backend of backends) {
         await consumeJobs(queue, [gated], {});
         const jobs = createJobRunner({ queue, logger: silent });
         const started = latch();
-        const outcome = await jobs.run(gated, { label: 'slow' }, { waitMs: 50, progress: () => started.resolve() });
+        // Followed through the queue's events, not run's progress callback: run stops forwarding
+        // when it answers, and on a loaded machine the job may only start after the 50 ms wait.
+        const onEnqueued = (jobId: string) => void queue.events.onProgress(jobId, () => started.resolve());
+        const outcome = await jobs.run(gated, { label: 'slow' }, { waitMs: 50, onEnqueued });
         assert.ok(outcome instanceof JobAccepted, 'accepted');
         assert.equal(outcome.status, 'accepted');
         assert.equal(outcome.type, 'gated');
