@@ -18,6 +18,7 @@ import { RetrievalLog } from './services/retrieval-log.js';
 import { SummaryService } from './services/summaries.js';
 import { CollectionsService } from './services/collections.js';
 import { TX_CHANNEL } from './services/writes.js';
+import { keepStatisticsFresh } from './store/pglite-statistics.js';
 import { enqueueEmbeddingBacklog, enqueueFingerprintBacklog } from './services/embedding.js';
 import { EmbeddingScheduler } from './services/embedding-scheduler.js';
 import { EmbeddingOutbox } from './services/embedding-outbox.js';
@@ -145,7 +146,7 @@ export async function createApp(config: Config, logger: Logger, opts: { clock?: 
     const changes = new ChangeFeed(db, logger);
     await changes.start();
     closers.push(() => changes.stop());
-    if (db.driver === 'pglite') closers.push(await keepStatisticsFresh(db, logger));
+    if (db.driver === 'pglite') closers.push(await keepStatisticsFresh(db, { channel: TX_CHANNEL, logger }));
 
     // The learning signals' cache (fusion weights, MMR λ, score threshold) that search reads per query.
     const signals = new SignalsService({ db, queue, logger, syncEvery: config.syncEvery });
@@ -216,37 +217,6 @@ export async function createApp(config: Config, logger: Logger, opts: { clock?: 
     await closeAll();
     throw err;
   }
-}
-
-/**
- * PGlite runs no autovacuum, so without this the planner never learns table sizes and picks
- * plans that scan a whole project. Analyze at start and after every couple of thousand
- * transactions (counted from their announcements, which costs no query).
- */
-async function keepStatisticsFresh(db: Db, logger: Logger): Promise<() => Promise<void>> {
-  const EVERY_TRANSACTIONS = 2_000;
-  let pending = 0;
-  let running: Promise<void> | null = null;
-  const analyze = () => {
-    running ??= db
-      .query('analyze')
-      .then(() => undefined)
-      .catch((err) => logger.warn({ err }, 'analyze failed'))
-      .finally(() => {
-        running = null;
-      });
-  };
-  const unlisten = await db.listen(TX_CHANNEL, () => {
-    if (++pending >= EVERY_TRANSACTIONS) {
-      pending = 0;
-      analyze();
-    }
-  });
-  analyze();
-  return async () => {
-    await unlisten();
-    await running;
-  };
 }
 
 /** Scheduled autonomous passes (off unless --autonomy-interval-minutes > 0); returns the stopper. */

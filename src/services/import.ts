@@ -122,9 +122,10 @@ export class ImportService {
         return { txId, jobIds, ...countsOf(result, rejections) };
       }
       for (const n of result.changed) this.deferred.add(n.project_id);
-      // PGlite runs no autovacuum and the app analyzes every 2,000 transactions, which an import of
-      // 100k in batches of 1,000 never reaches: the embed jobs' and the fingerprint job's plans
-      // would assume empty tables. Analyzed each time the import doubled (a handful of times).
+      // PGlite runs no autovacuum. The app analyzes a table once it doubled (store/pglite-statistics.ts),
+      // but at most once a second and after the transaction's announcement, not before the embed jobs
+      // queued below, whose plans (and the fingerprint job's) would assume the sizes before the batch.
+      // Analyzed here, first, each time the import doubled (a handful of times).
       this.written += result.changed.length;
       if (this.written >= 2 * Math.max(this.analyzedAt, 1_000)) await this.analyze();
       for (let i = 0; i < result.changed.length; i += EMBED_BATCH) {
