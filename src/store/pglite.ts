@@ -1,6 +1,7 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
 import { mkdir, readdir, stat } from 'node:fs/promises';
 import { join } from 'node:path';
+import { setImmediate as nextTurn } from 'node:timers/promises';
 import v8 from 'node:v8';
 import { PGlite, types } from '@electric-sql/pglite';
 import { pg_trgm } from '@electric-sql/pglite/contrib/pg_trgm';
@@ -108,6 +109,23 @@ function baselineWasmOnly(): void {
   v8.setFlagsFromString('--wasm-num-compilation-tasks=1');
 }
 
+/**
+ * PGlite runs a statement synchronously in WASM and settles its promise at once, so a chain of
+ * awaited statements (an import batch, an embed job's writes) runs in microtasks and no
+ * macrotask gets a turn: worker replies (embedding results, the index thread's acks) and timers
+ * waited seconds behind a busy main thread, and a 10k import's index replica lagged ~8 s behind
+ * its writes. A statement yields one event-loop turn when the last yield is YIELD_EVERY_MS old.
+ */
+const YIELD_EVERY_MS = 4;
+let lastYieldAt = 0;
+
+async function yieldIfDue(): Promise<void> {
+  const now = performance.now();
+  if (now - lastYieldAt < YIELD_EVERY_MS) return;
+  lastYieldAt = now;
+  await nextTurn();
+}
+
 class PgliteDb implements Db {
   readonly driver = 'pglite' as const;
   // Tracks "we are inside a transaction callback": with one connection, a db.query() from there
@@ -120,6 +138,7 @@ class PgliteDb implements Db {
     this.refuseInsideTransaction('query');
     try {
       const res = await this.pg.query<T>(text, params as unknown[]);
+      await yieldIfDue();
       return res.rows;
     } catch (err) {
       throw translateDbError(err, { sql: text, params });
@@ -147,7 +166,9 @@ class PgliteDb implements Db {
         const handle: ExecQueryable = {
           async query<R extends Row = Row>(text: string, params: readonly unknown[] = []): Promise<R[]> {
             try {
-              return (await tx.query<R>(text, params as unknown[])).rows;
+              const rows = (await tx.query<R>(text, params as unknown[])).rows;
+              await yieldIfDue();
+              return rows;
             } catch (err) {
               const e = translateDbError(err, { sql: text, params });
               firstError ??= e;
