@@ -91,11 +91,15 @@ export async function filteredCandidates(
   signals: readonly SignalQuery[],
   filters: SearchFilters,
   want: number,
-  /** Overrides amongLimit (tests lower it to reach the widening path on a small store). */
-  amongMax?: number,
+  opts: {
+    /** Overrides amongLimit (tests lower it to reach the widening path on a small store). */
+    amongMax?: number | undefined;
+    /** Verdicts the caller already has (key → passes the filters): not asked of SQL again. */
+    known?: ReadonlyMap<number, boolean> | undefined;
+  } = {},
 ): Promise<Candidates> {
   // Verdict per candidate key, kept across widening rounds.
-  const verdict = new Map<number, boolean>();
+  const verdict = new Map<number, boolean>(opts.known);
   const lists: VectorHit[][] = signals.map(() => []);
   const open = new Set(signals.map((_, i) => i));
   const selective = hasFacetFilters(filters);
@@ -128,11 +132,22 @@ export async function filteredCandidates(
     if (open.size === 0) return { lists, strategy: 'global' };
     if (selective && !askedSql) {
       askedSql = true;
-      const limit = amongMax ?? amongLimit(Math.max(0, ...Object.values(sizes)));
+      const limit = opts.amongMax ?? amongLimit(Math.max(0, ...Object.values(sizes)));
       const among = await allowedEntries(deps.db, filters, limit);
       if (among) return { lists: await searchAmong(deps.indexes, signals, among, want), strategy: 'among' };
     }
   }
+}
+
+/**
+ * Each signal's best `want` hits in the whole store, unchecked: what filteredCandidates answers
+ * for a search without facet filters (only liveness and kind exclusions apply) when every hit
+ * passes, which is nearly always, since the indexes follow deletions within moments. The caller
+ * checks the keys later in a statement it makes anyway (the search's neighbour probe) and falls
+ * back to filteredCandidates, with the verdicts it learnt, when one fails.
+ */
+export async function unfilteredCandidates(indexes: Pick<VectorIndexes, 'search'>, signals: readonly SignalQuery[], want: number): Promise<VectorHit[][]> {
+  return Promise.all(signals.map((s) => indexes.search(s.space, s.vector, want)));
 }
 
 /**

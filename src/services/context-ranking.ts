@@ -94,7 +94,8 @@ export function statesATime(text: string): boolean {
  * same filters, looked for within NEIGHBOUR_REACH nids: one primary-key lookup for all hits
  * (a per-hit ordered scan cost more to plan than to run), and a conversation stored in one go
  * is contiguous anyway. The same statement reads the whole rows of `rowsFor` (the hits likely
- * to be shown), returned in `rows`.
+ * to be shown), returned in `rows`, and checks the keys of `verify` (candidates nobody checked
+ * yet: unfilteredCandidates), which are in `passed` when they pass the filters.
  */
 export async function withNeighbours(
   db: Db,
@@ -102,16 +103,18 @@ export async function withNeighbours(
   filters: SearchFilters,
   limit: number,
   rowsFor: readonly number[] = [],
-): Promise<{ ranked: FusedHit[]; rows: Map<number, NodeRecord> }> {
+  verify: Iterable<number> = [],
+): Promise<{ ranked: FusedHit[]; rows: Map<number, NodeRecord>; passed: Set<number> }> {
   // A short answer needs fewer neighbours: each head hit costs 2·NEIGHBOUR_REACH + 1 key lookups.
   const head = fused.slice(0, Math.min(NEIGHBOUR_HEAD, Math.max(MIN_NEIGHBOUR_HEAD, 2 * limit)));
-  const probe = new Set<number>(rowsFor);
+  const probe = new Set<number>([...rowsFor, ...verify]);
   for (const h of head) for (let d = -NEIGHBOUR_REACH; d <= NEIGHBOUR_REACH; d++) if (h.key + d > 0) probe.add(h.key + d);
   const found = await matchingNodesWithRows(db, facetQuery(filters), [...probe], rowsFor);
   const rows = new Map(found.flatMap((r) => (r.row ? [[r.nid, r.row] as const] : [])));
-  if (head.length === 0) return { ranked: [...fused], rows };
   // Keys of rowsFor outside the probe are fused hits (they passed the filters): harmless here.
   const projectOf = new Map(found.filter((r) => topicMatches(r.topic, filters)).map((r) => [r.nid, r.project_id]));
+  const passed = new Set(projectOf.keys());
+  if (head.length === 0) return { ranked: [...fused], rows, passed };
   const byKey = new Map(fused.map((h) => [h.key, { ...h }]));
   for (const h of head) {
     const project = projectOf.get(h.key);
@@ -128,5 +131,5 @@ export async function withNeighbours(
       }
     }
   }
-  return { ranked: [...byKey.values()].sort((a, b) => b.score - a.score || a.key - b.key), rows };
+  return { ranked: [...byKey.values()].sort((a, b) => b.score - a.score || a.key - b.key), rows, passed };
 }

@@ -3,10 +3,10 @@ import type { Embedder } from '../embed/embedder.js';
 import { keywordEmbed, unpackTerms } from '../embed/keyword.js';
 import { LEXICAL_SIGNAL, LEXICAL_SPACE, signalWeights, spaceById } from '../embed/spaces/registry.js';
 import type { SpaceId } from '../embed/types.js';
-import type { VectorIndexes } from '../index/vector-index.js';
+import type { VectorHit, VectorIndexes } from '../index/vector-index.js';
 import type { Db } from '../store/db.js';
 import { nodesByNid, type NodeRecord } from '../store/nodes-repo.js';
-import { filteredCandidates, hasFacetFilters, type SearchFilters, type SignalQuery } from './candidates.js';
+import { filteredCandidates, hasFacetFilters, unfilteredCandidates, type SearchFilters, type SignalQuery } from './candidates.js';
 import { cueFactor, isWhenQuestion, questionWords, withNeighbours } from './context-ranking.js';
 import { fuseScores, matchStrength, MAXSIM_FLOOR, MAXSIM_RAMP, type RankedSignal, type Yardstick } from './fusion.js';
 import { mmrOrder } from './mmr.js';
@@ -202,32 +202,59 @@ export class SearchService {
     yardsticksAsked.catch(() => undefined);
     // Late-interaction spaces (E12, index kind multi) rerank the fused candidates; the others generate them.
     const generators = signals.filter((s) => spaceById(s.space).index !== 'multi');
-    const { lists } = await filteredCandidates({ db: this.deps.db, indexes: early?.indexes ?? this.deps.indexes }, generators, q, want);
+    const rerankers = signals.filter((s) => spaceById(s.space).index === 'multi');
+    const indexes = early?.indexes ?? this.deps.indexes;
+    const windowSize = Math.max(MIN_WINDOW, q.limit * 2);
+    const rank = async (lists: VectorHit[][], verify: Iterable<number> = []) => {
+      const ranked0: RankedSignal[] = generators.map((s, i) => ({ name: s.name, weight: weights[s.name] ?? 0, hits: lists[i]!.map((h) => ({ key: h.key, score: h.similarity })) }));
+      let fused = fuseScores(ranked0, LEXICAL_SIGNAL);
+      const reranked: VectorHit[][] = [];
+      if (rerankers.length > 0 && fused.length > 0) {
+        const among = fused.slice(0, want).map((f) => f.key);
+        for (const s of rerankers) {
+          const hits = await this.deps.indexes.search(s.space, s.vector, among.length, { among });
+          reranked.push(hits);
+          ranked0.push({ name: s.name, weight: weights[s.name] ?? 0, hits: hits.map((h) => ({ key: h.key, score: h.similarity })), floor: MAXSIM_FLOOR });
+        }
+        fused = fuseScores(ranked0, LEXICAL_SIGNAL);
+      }
+      // The neighbour probe also reads the rows of the fused window (most hits shown come from it)
+      // and checks the candidates no statement has checked yet.
+      const context = await withNeighbours(
+        this.deps.db,
+        fused,
+        q,
+        q.limit,
+        fused.slice(0, windowSize).map((f) => f.key),
+        verify,
+      );
+      return { fused, reranked, ...context };
+    };
+    // Without facet filters nearly every candidate passes (only a deletion the indexes have not
+    // applied yet or an excluded kind fails): rank them unchecked and check them in the neighbour
+    // probe, one statement instead of two. When one fails, rank again from the checked lists.
+    let lists: VectorHit[][];
+    let ranking: Awaited<ReturnType<typeof rank>>;
+    if (hasFacetFilters(q)) {
+      ({ lists } = await filteredCandidates({ db: this.deps.db, indexes }, generators, q, want));
+      ranking = await rank(lists);
+    } else {
+      lists = await unfilteredCandidates(indexes, generators, want);
+      const unchecked = new Set(lists.flatMap((l) => l.map((h) => h.key)));
+      ranking = await rank(lists, unchecked);
+      if ([...unchecked].some((key) => !ranking.passed.has(key))) {
+        const known = new Map([...unchecked].map((key) => [key, ranking.passed.has(key)]));
+        ({ lists } = await filteredCandidates({ db: this.deps.db, indexes: this.deps.indexes }, generators, q, want, { known }));
+        ranking = await rank(lists);
+      }
+    }
+    const { fused, ranked, rows: prefetched } = ranking;
     const steps = signals.length + 1;
     for (const [i, s] of generators.entries()) await q.onProgress?.(i + 1, steps, `${s.name}: ${lists[i]!.length} candidates`);
-    const ranked0: RankedSignal[] = generators.map((s, i) => ({ name: s.name, weight: weights[s.name] ?? 0, hits: lists[i]!.map((h) => ({ key: h.key, score: h.similarity })) }));
-    let fused = fuseScores(ranked0, LEXICAL_SIGNAL);
-    const rerankers = signals.filter((s) => spaceById(s.space).index === 'multi');
-    if (rerankers.length > 0 && fused.length > 0) {
-      const among = fused.slice(0, want).map((f) => f.key);
-      for (const s of rerankers) {
-        const hits = await this.deps.indexes.search(s.space, s.vector, among.length, { among });
-        lists.push(hits);
-        generators.push(s);
-        ranked0.push({ name: s.name, weight: weights[s.name] ?? 0, hits: hits.map((h) => ({ key: h.key, score: h.similarity })), floor: MAXSIM_FLOOR });
-        await q.onProgress?.(generators.length, steps, `${s.name}: ${hits.length} reranked`);
-      }
-      fused = fuseScores(ranked0, LEXICAL_SIGNAL);
-    }
-    const windowSize = Math.max(MIN_WINDOW, q.limit * 2);
-    // The neighbour probe also reads the rows of the fused window: most hits shown come from it.
-    const { ranked, rows: prefetched } = await withNeighbours(
-      this.deps.db,
-      fused,
-      q,
-      q.limit,
-      fused.slice(0, windowSize).map((f) => f.key),
-    );
+    // A reranker has nothing to rerank when no generator found anything.
+    const named = [...generators, ...rerankers.slice(0, ranking.reranked.length)];
+    for (const [i, hits] of ranking.reranked.entries()) await q.onProgress?.(generators.length + i + 1, steps, `${rerankers[i]!.name}: ${hits.length} reranked`);
+    const listed = [...lists, ...ranking.reranked];
     // Fused scores rank; how strongly the best candidate matches (raw signal values) sets what
     // the scores are worth, so unrelated memories score near 0 and the threshold removes them.
     const yardsticks: Record<string, Yardstick> = Object.fromEntries((await yardsticksAsked).filter((y) => y !== null));
@@ -274,7 +301,7 @@ export class SearchService {
     );
     // What was asked and found, for "why don't you remember X?" (get_system_logs, component retrieval).
     this.deps.logger?.debug({ query: q.text.slice(0, 120), project: q.projectId ?? null, hits: hits.length, best: hits[0]?.node.id ?? null, threshold }, 'search ran');
-    const signalTop = Object.fromEntries(generators.map((s, i) => [s.name, lists[i]!.slice(0, SIGNAL_TOP).map((h) => h.key)]));
+    const signalTop = Object.fromEntries(named.map((s, i) => [s.name, listed[i]!.slice(0, SIGNAL_TOP).map((h) => h.key)]));
     return { hits, matched, signalTop };
   }
 

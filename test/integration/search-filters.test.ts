@@ -170,13 +170,32 @@ function suite(name: string, harness: () => Promise<Harness>, skip: string | fal
       const signal = [{ name: 'E1', space: 'E1' as const, vector: v! }];
       const exact = await filteredCandidates({ db: h.db, indexes }, signal, { projectId: 'tiny' }, 50);
       // With a bound of 1, three allowed entries are "many": the search widens until exhausted.
-      const widened = await filteredCandidates({ db: h.db, indexes }, signal, { projectId: 'tiny' }, 50, 1);
+      const widened = await filteredCandidates({ db: h.db, indexes }, signal, { projectId: 'tiny' }, 50, { amongMax: 1 });
       assert.equal(widened.strategy, 'global');
       assert.deepEqual(
         widened.lists[0]!.map((h) => h.key),
         exact.lists[0]!.map((h) => h.key),
       );
       for (let i = 0; i < 3; i++) assert.ok(Math.abs(widened.lists[0]![i]!.similarity - exact.lists[0]![i]!.similarity) < 0.01);
+    });
+
+    test('an unfiltered search whose best candidates were deleted behind the indexes still finds the live match', async () => {
+      // Deleted in the store only: the indexes still hold every big-project entry, as they do for
+      // the moment between a deletion and its retraction reaching the index thread.
+      const deleted = await h.db.query<{ nid: number }>(`update nodes set deleted_at = now() where project_id = 'big' and deleted_at is null returning nid`);
+      try {
+        const { hits } = await search.hybrid({ text: QUERY, limit: 3 });
+        assert.equal(
+          hits[0]?.node.nid,
+          nidOf((r) => r.project === 'tiny'),
+        );
+        assert.ok(
+          hits.every((h) => h.node.project_id === 'tiny'),
+          'no deleted entry is served',
+        );
+      } finally {
+        await h.db.query(`update nodes set deleted_at = null where nid = any($1::bigint[])`, [deleted.map((r) => r.nid)]);
+      }
     });
 
     test('near duplicates are looked for inside the project however crowded the store is', async () => {
