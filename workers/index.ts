@@ -116,6 +116,15 @@ export default async function handle(task: IndexTask): Promise<IndexResults[Inde
       return spaces.get(task.space)?.idf?.(task.termIds) ?? task.termIds.map(() => 0);
     case 'sizes':
       return sizes();
+    case 'reads':
+      return Promise.all(
+        task.tasks.map((t) =>
+          handle(t).then(
+            (value) => ({ ok: true as const, value }),
+            (err: unknown) => ({ ok: false as const, message: err instanceof Error ? err.message : String(err) }),
+          ),
+        ),
+      );
     case 'save':
       return save(task.dir, task.feedSeq);
     case 'load':

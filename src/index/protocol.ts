@@ -24,11 +24,22 @@ export type IndexTask =
   /** A sparse space's inverse document frequency of each term id (0 from a dense space). */
   | { op: 'idf'; space: SpaceId; termIds: number[] }
   | { op: 'sizes' }
+  /**
+   * Reads issued together (in one turn of the host's event loop), answered in one message: each
+   * wake of the thread costs a round trip, and a search asks four or five of them at once.
+   */
+  | { op: 'reads'; tasks: ReadTask[] }
   | { op: 'save'; dir: string; feedSeq: number }
   | { op: 'load'; dir: string; specs: ResolvedSpec[] }
   | { op: 'close' };
 
 export type IndexOp = IndexTask['op'];
+
+/** The ops that only read, and so may share a message (op `reads`). */
+export type ReadTask = Extract<IndexTask, { op: 'search' | 'idf' | 'sizes' }>;
+
+/** One read's outcome inside a `reads` answer: a failure stays that read's own. */
+export type ReadOutcome = { ok: true; value: unknown } | { ok: false; message: string };
 
 export interface LoadResult {
   /** The feed position of the snapshot when every requested spec was loaded from it, else 0. */
@@ -45,6 +56,7 @@ export interface IndexResults {
   search: VectorHit[];
   idf: number[];
   sizes: Partial<Record<SpaceId, number>>;
+  reads: ReadOutcome[];
   save: void;
   load: LoadResult;
   close: void;

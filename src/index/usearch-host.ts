@@ -2,7 +2,7 @@ import { Piscina } from 'piscina';
 import type { SpaceId } from '../embed/types.js';
 import type { Logger } from '../log.js';
 import { workerFile } from '../paths.js';
-import type { IndexOp, IndexResults, IndexTask } from './protocol.js';
+import type { IndexOp, IndexResults, IndexTask, ReadTask } from './protocol.js';
 import { resolveSpec } from './space-index.js';
 import type { IndexBatch, SearchOptions, SpaceIndexSpec, VectorHit, VectorIndexes } from './vector-index.js';
 
@@ -32,8 +32,45 @@ export function createVectorIndexes(opts: { logger?: Logger } = {}): VectorIndex
   });
   let closed = false;
 
+  // Reads issued in one turn of this event loop (a search's candidate lists, its term
+  // statistics, the index sizes), sent as one `reads` message when the turn's microtasks run.
+  let pendingReads: Array<{ task: ReadTask; resolve: (value: unknown) => void; reject: (err: Error) => void }> = [];
+
+  function read<K extends ReadTask['op']>(task: Extract<ReadTask, { op: K }>): Promise<IndexResults[K]> {
+    if (closed) return Promise.reject(new Error('the vector indexes are closed'));
+    return new Promise((resolve, reject) => {
+      pendingReads.push({ task, resolve: resolve as (value: unknown) => void, reject });
+      if (pendingReads.length === 1) queueMicrotask(flushReads);
+    });
+  }
+
+  function flushReads(): void {
+    const group = pendingReads;
+    pendingReads = [];
+    if (group.length === 0) return;
+    if (group.length === 1) {
+      const [only] = group;
+      post(only!.task).then(only!.resolve, only!.reject);
+      return;
+    }
+    post({ op: 'reads', tasks: group.map((g) => g.task) }).then(
+      (outcomes) =>
+        outcomes.forEach((o, i) => {
+          if (o.ok) group[i]!.resolve(o.value);
+          else group[i]!.reject(new Error(o.message));
+        }),
+      (err: Error) => group.forEach((g) => g.reject(err)),
+    );
+  }
+
   function run<K extends IndexOp>(task: Extract<IndexTask, { op: K }>, transfer?: ArrayBuffer): Promise<IndexResults[K]> {
     if (closed) return Promise.reject(new Error('the vector indexes are closed'));
+    // Piscina's queue is FIFO: reads issued before this call go first, as they would have alone.
+    flushReads();
+    return post(task, transfer);
+  }
+
+  function post<K extends IndexOp>(task: Extract<IndexTask, { op: K }>, transfer?: ArrayBuffer): Promise<IndexResults[K]> {
     if (transfer && transfer.byteLength > TRANSFER_MIN_BYTES) {
       // A custom Transferable: Piscina unwraps it to the task and moves the buffer with it.
       return pool.run(Piscina.move({ [Piscina.transferableSymbol]: transfer, [Piscina.valueSymbol]: task } as never)) as Promise<IndexResults[K]>;
@@ -84,18 +121,18 @@ export function createVectorIndexes(opts: { logger?: Logger } = {}): VectorIndex
     },
 
     search(space: SpaceId, query: Float32Array, k: number, opts: SearchOptions = {}): Promise<VectorHit[]> {
-      if (!opts.among) return run({ op: 'search', space, query, k });
+      if (!opts.among) return read({ op: 'search', space, query, k });
       checkKeys(opts.among);
-      return run({ op: 'search', space, query, k, among: [...opts.among] });
+      return read({ op: 'search', space, query, k, among: [...opts.among] });
     },
 
     async termIdf(space: SpaceId, termIds: readonly number[]) {
       if (termIds.length === 0) return [];
-      return run({ op: 'idf', space, termIds: [...termIds] });
+      return read({ op: 'idf', space, termIds: [...termIds] });
     },
 
     sizes() {
-      return run({ op: 'sizes' });
+      return read({ op: 'sizes' });
     },
 
     async saveSnapshot(dir: string, feedSeq: number) {

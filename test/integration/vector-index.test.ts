@@ -135,6 +135,23 @@ describe('vector indexes on a USearch worker thread', () => {
     assert.deepEqual(await indexes.sizes(), { E1: COUNT - 1 });
   });
 
+  test('reads issued together each get their own answer; one that fails fails alone; writes keep their place', async () => {
+    const [key, vector] = [...data][200]!;
+    // Issued in one turn: they travel to the thread in one message.
+    const [wrongDim, sizes, found] = await Promise.allSettled([indexes.search('E1', new Float32Array(DIM / 2), 3), indexes.sizes(), indexes.search('E1', vector, 1)]);
+    assert.ok(wrongDim.status === 'rejected' && wrongDim.reason instanceof Error);
+    assert.deepEqual(sizes, { status: 'fulfilled', value: { E1: data.size } });
+    assert.equal(found.status === 'fulfilled' && found.value[0]?.key, key);
+    // A read issued before a write in the same turn does not see it; one issued after does.
+    const before = indexes.search('E1', vector, 1);
+    const removed = indexes.remove('E1', [key]);
+    const afterRemove = indexes.search('E1', vector, 1);
+    assert.equal((await before)[0]?.key, key);
+    await removed;
+    assert.notEqual((await afterRemove)[0]?.key, key);
+    await indexes.upsert('E1', [key], [vector]);
+  });
+
   test('k is capped at the index size', async () => {
     const small = createVectorIndexes();
     try {
