@@ -26,7 +26,7 @@ export type IndexTask =
   | { op: 'sizes' }
   /**
    * Reads issued together (in one turn of the host's event loop), answered in one message: each
-   * wake of the thread costs a round trip, and a search asks four or five of them at once.
+   * wake of the thread costs a round trip, and a search asks several of them at once.
    */
   | { op: 'reads'; tasks: ReadTask[] }
   | { op: 'save'; dir: string; feedSeq: number }

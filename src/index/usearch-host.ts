@@ -32,8 +32,8 @@ export function createVectorIndexes(opts: { logger?: Logger } = {}): VectorIndex
   });
   let closed = false;
 
-  // Reads issued in one turn of this event loop (a search's candidate lists, its term
-  // statistics, the index sizes), sent as one `reads` message when the turn's microtasks run.
+  // Reads issued in one turn of this event loop (a search's candidate lists, the index sizes),
+  // sent as one `reads` message when the turn's microtasks run.
   let pendingReads: Array<{ task: ReadTask; resolve: (value: unknown) => void; reject: (err: Error) => void }> = [];
 
   function read<K extends ReadTask['op']>(task: Extract<ReadTask, { op: K }>): Promise<IndexResults[K]> {
@@ -128,7 +128,9 @@ export function createVectorIndexes(opts: { logger?: Logger } = {}): VectorIndex
 
     async termIdf(space: SpaceId, termIds: readonly number[]) {
       if (termIds.length === 0) return [];
-      return read({ op: 'idf', space, termIds: [...termIds] });
+      // Sent alone: a search waits for these statistics before it embeds the query, so their
+      // answer must not wait for the searches issued with them.
+      return run({ op: 'idf', space, termIds: [...termIds] });
     },
 
     sizes() {

@@ -1,6 +1,6 @@
 import type { Db } from '../store/db.js';
-import { matchingNodesWithRows } from '../store/facets-repo.js';
-import type { NodeRecord } from '../store/nodes-repo.js';
+import { matchingNodes } from '../store/facets-repo.js';
+import { nodesByNid, type NodeRecord } from '../store/nodes-repo.js';
 import { facetQuery, topicMatches, type SearchFilters } from './candidates.js';
 import type { FusedHit } from './fusion.js';
 
@@ -93,9 +93,9 @@ export function statesATime(text: string): boolean {
  * memories on either side of a hit in storing (nid) order, in the hit's project, passing the
  * same filters, looked for within NEIGHBOUR_REACH nids: one primary-key lookup for all hits
  * (a per-hit ordered scan cost more to plan than to run), and a conversation stored in one go
- * is contiguous anyway. The same statement reads the whole rows of `rowsFor` (the hits likely
- * to be shown), returned in `rows`, and checks the keys of `verify` (candidates nobody checked
- * yet: unfilteredCandidates), which are in `passed` when they pass the filters.
+ * is contiguous anyway. The same statement checks the keys of `verify` (candidates nobody
+ * checked yet: unfilteredCandidates), which are in `passed` when they pass the filters; the
+ * whole rows of `rowsFor` (the hits likely to be shown) that pass are read next, into `rows`.
  */
 export async function withNeighbours(
   db: Db,
@@ -109,11 +109,12 @@ export async function withNeighbours(
   const head = fused.slice(0, Math.min(NEIGHBOUR_HEAD, Math.max(MIN_NEIGHBOUR_HEAD, 2 * limit)));
   const probe = new Set<number>([...rowsFor, ...verify]);
   for (const h of head) for (let d = -NEIGHBOUR_REACH; d <= NEIGHBOUR_REACH; d++) if (h.key + d > 0) probe.add(h.key + d);
-  const found = await matchingNodesWithRows(db, facetQuery(filters), [...probe], rowsFor);
-  const rows = new Map(found.flatMap((r) => (r.row ? [[r.nid, r.row] as const] : [])));
-  // Keys of rowsFor outside the probe are fused hits (they passed the filters): harmless here.
+  const found = await matchingNodes(db, facetQuery(filters), [...probe]);
   const projectOf = new Map(found.filter((r) => topicMatches(r.topic, filters)).map((r) => [r.nid, r.project_id]));
   const passed = new Set(projectOf.keys());
+  // Only the rows that passed are read whole: at 100k memories a narrow probe and a separate read
+  // of ten rows cost less than one statement carrying both (bench/results/2026-11-27-session5).
+  const rows = new Map((await nodesByNid(db, rowsFor.filter((nid) => passed.has(nid)))).map((n) => [n.nid, n]));
   if (head.length === 0) return { ranked: [...fused], rows, passed };
   const byKey = new Map(fused.map((h) => [h.key, { ...h }]));
   for (const h of head) {

@@ -40,36 +40,6 @@ export async function matchingNodes(q: Queryable, f: FacetQuery, nids?: readonly
 }
 
 /**
- * `matchingNodes` among `nids`, with the whole row of those in `rowsFor` (null for the others):
- * the search reads its neighbour probe and its likely hits' content in one statement instead of
- * two. Only the few likely hits ship their (possibly long) content; the probe stays narrow.
- */
-export async function matchingNodesWithRows(
-  q: Queryable,
-  f: FacetQuery,
-  nids: readonly number[],
-  rowsFor: readonly number[],
-): Promise<Array<{ nid: number; project_id: string; topic: string | null; row: NodeRecord | null }>> {
-  if (nids.length === 0) return [];
-  const { where, params, param } = conditions(f, nids);
-  const hot = param(rowsFor);
-  const wide = ROW_COLUMNS.map((c) => `case when nid = any(${hot}::bigint[]) then ${c} end as "row.${c}"`).join(', ');
-  const columns = f.topic === undefined ? 'nid, project_id, null as topic' : 'nid, project_id, topic';
-  const rows = await q.query(`select ${columns}, nid = any(${hot}::bigint[]) as hot, ${wide} from nodes where ${where.join(' and ')}`, params);
-  return rows.map((r) => ({
-    nid: Number(r.nid),
-    project_id: r.project_id as string,
-    topic: r.topic as string | null,
-    row: r.hot ? (Object.fromEntries([['nid', Number(r.nid)], ...ROW_COLUMNS.map((c) => [c, r[`row.${c}`]])]) as unknown as NodeRecord) : null,
-  }));
-}
-
-/** NODE_COLUMNS but the nid (every row has it already). */
-const ROW_COLUMNS = NODE_COLUMNS.split(',')
-  .map((c) => c.trim())
-  .filter((c) => c !== 'nid');
-
-/**
  * How many live nodes match, counting no further than `cap`: enough to tell a small filtered set
  * from a large one without shipping its rows (the same superset as `matchingNodes`).
  */
