@@ -114,7 +114,14 @@ export async function withNeighbours(
   const passed = new Set(projectOf.keys());
   // Only the rows that passed are read whole: at 100k memories a narrow probe and a separate read
   // of ten rows cost less than one statement carrying both (bench/results/2026-11-27-session5).
-  const rows = new Map((await nodesByNid(db, rowsFor.filter((nid) => passed.has(nid)))).map((n) => [n.nid, n]));
+  const rows = new Map(
+    (
+      await nodesByNid(
+        db,
+        rowsFor.filter((nid) => passed.has(nid)),
+      )
+    ).map((n) => [n.nid, n]),
+  );
   if (head.length === 0) return { ranked: [...fused], rows, passed };
   const byKey = new Map(fused.map((h) => [h.key, { ...h }]));
   for (const h of head) {
