@@ -160,7 +160,16 @@ export async function createApp(config: Config, logger: Logger, opts: { clock?: 
     const projects = new ProjectService({ db, embedding, entries });
     const clock = opts.clock ?? systemClock;
     const homeostasis = new HomeostasisService({ db, search, clock });
-    const curation = new CurationService({ db, history, clock, logger: logger.child({ component: 'curation' }), guard: homeostasis, embedding });
+    const curation = new CurationService({
+      db,
+      history,
+      clock,
+      logger: logger.child({ component: 'curation' }),
+      guard: homeostasis,
+      embedding,
+      indexes,
+      spaces: embedder.encoders().map((e) => e.space),
+    });
     const teleology = new TeleologyService({ db, embedder, search });
     const workspace = new WorkspaceService({ db, embedder, clock: opts.clock ?? systemClock, size: config.workspaceSize, holdMinutes: config.broadcastHoldMinutes, sync: signals });
     const e1ModelId = () => workspace.e1ModelId();

@@ -34,6 +34,17 @@ export interface IndexBatch {
 }
 
 /**
+ * Drops keys from every space of this process's indexes in one message. For nodes deleted for
+ * good (a purge, an undo that un-creates a node): their embedding rows go with them, so no feed
+ * entry tells the replicas to drop the keys, and a key left behind would hold a candidate slot
+ * in every search that finds it.
+ */
+export function dropKeysEverywhere(indexes: Pick<VectorIndexes, 'applyBatch'>, spaces: readonly SpaceId[], keys: readonly number[]): Promise<void> {
+  if (keys.length === 0 || spaces.length === 0) return Promise.resolve();
+  return indexes.applyBatch({ removals: spaces.map((space) => ({ space, keys })), upserts: [] });
+}
+
+/**
  * One index per embedding space, held and searched on a worker thread (workers/index.ts), of
  * the kind the space declares (src/index/kinds/): USearch HNSW for dense spaces, a BM25
  * inverted index for sparse ones, whose vectors and queries are packed term vectors

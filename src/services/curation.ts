@@ -1,5 +1,7 @@
 import { randomBytes } from 'node:crypto';
+import type { SpaceId } from '../embed/types.js';
 import { AppError } from '../errors.js';
+import { dropKeysEverywhere, type VectorIndexes } from '../index/vector-index.js';
 import type { Db, Queryable } from '../store/db.js';
 import { curateNode, purgeNode, recordReversal, reversalByHash, tombstoneNode, tombstones, type TombstoneRow } from '../store/curation-repo.js';
 import { lockLiveEdgesOfNodes, softDeleteEdges } from '../store/edges-repo.js';
@@ -134,6 +136,9 @@ export class CurationService {
       guard?: { checkBoost(id: string, delta: number): Promise<void> } | undefined;
       /** Told of edges a forget removed (the graph-embed job of their other ends); absent, nothing is queued. */
       embedding?: Partial<Pick<EmbeddingScheduler, 'graphChanged'>> | null | undefined;
+      /** This process's vector indexes and their spaces: a purged node's keys are dropped at once. */
+      indexes?: Pick<VectorIndexes, 'applyBatch'> | null | undefined;
+      spaces?: readonly SpaceId[] | undefined;
     },
   ) {}
 
@@ -230,6 +235,11 @@ export class CurationService {
     if (opts.soft && this.deps.clock.now().getTime() - this.lastSweep >= SWEEP_EVERY_MS) {
       // Off the answer's path: kept vectors past the window only take space.
       void this.sweepKept().catch((err) => this.deps.logger?.warn({ err }, 'sweep of kept vectors failed'));
+    }
+    if (forgotten.result.purged && this.deps.indexes) {
+      await dropKeysEverywhere(this.deps.indexes, this.deps.spaces ?? [], [forgotten.result.node.nid]).catch((err: unknown) =>
+        this.deps.logger?.warn({ err, id }, 'index removal after purge failed'),
+      );
     }
     // The forgotten node's neighbours lost an edge: their E8 (graph) vectors move.
     await this.deps.embedding?.graphChanged?.(forgotten.changes);

@@ -1,5 +1,6 @@
 import { AppError } from '../errors.js';
-import type { VectorIndexes } from '../index/vector-index.js';
+import type { SpaceId } from '../embed/types.js';
+import { dropKeysEverywhere, type VectorIndexes } from '../index/vector-index.js';
 import type { Logger } from '../log.js';
 import type { Db, Queryable } from '../store/db.js';
 import { changeSummaries, listTransactions, markReverted, revertedBy, txById, unrevertedTxs, type TxRow } from '../store/history-repo.js';
@@ -106,8 +107,8 @@ export interface HistoryDeps {
   /** `refresh` and `activeModels` let a restore put kept vectors back (db/150) instead of re-embedding; `graphChanged` moves E8 after edge changes. */
   embedding?: (Pick<EmbeddingScheduler, 'schedule'> & Partial<Pick<EmbeddingScheduler, 'refresh' | 'activeModels' | 'graphChanged'>>) | null;
   /** This process's vector indexes: keys of nodes an undo removes are dropped at once. */
-  indexes?: Pick<VectorIndexes, 'remove'> | null;
-  spaces?: readonly string[];
+  indexes?: Pick<VectorIndexes, 'applyBatch'> | null;
+  spaces?: readonly SpaceId[];
   logger?: Logger | null;
 }
 
@@ -165,12 +166,8 @@ export class HistoryService {
     // Edges the revert deleted or brought back move their ends' E8 vectors; restored nodes are
     // re-embedded above, and the embed job recomputes their neighbourhood itself.
     await this.deps.embedding?.graphChanged?.(committed.changes, new Set(toEmbed.map((n) => n.id)));
-    if (removedNids.length > 0 && this.deps.indexes) {
-      for (const space of this.deps.spaces ?? []) {
-        await this.deps.indexes
-          .remove(space as Parameters<VectorIndexes['remove']>[0], removedNids)
-          .catch((err) => this.deps.logger?.warn({ err }, 'index removal after undo failed'));
-      }
+    if (this.deps.indexes) {
+      await dropKeysEverywhere(this.deps.indexes, this.deps.spaces ?? [], removedNids).catch((err: unknown) => this.deps.logger?.warn({ err }, 'index removal after undo failed'));
     }
     const vectors = { searchable: refreshed && (embedded?.searchable ?? true), keywordSearchable: refreshed && (embedded?.keywordSearchable ?? true) };
     return { txId: committed.txId, op, revertedTxIds: targets, entities: committed.result, vectors };
