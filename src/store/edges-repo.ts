@@ -113,20 +113,25 @@ function filterParams(f: EdgeFilter): unknown[] {
  */
 export async function liveEdgesTouching(q: Queryable, f: EdgeFilter): Promise<EdgeRecord[]> {
   if (f.nodeIds.length === 0 || f.limit <= 0) return [];
+  const cols = EDGE_COLUMNS.split(',')
+    .map((c) => `e.${c.trim()}`)
+    .join(', ');
+  // Edges first, ends checked after (as liveEdgesAround, for the same reason): the graph-embed
+  // job's read took 2-4 s with nested scans when the tables had no column statistics.
   return q.query<EdgeRecord & Record<string, unknown>>(
-    `select ${EDGE_COLUMNS.split(',')
-      .map((c) => `e.${c.trim()}`)
-      .join(', ')}
-       from edges e
-       join nodes s on s.id = e.src and s.deleted_at is null
-       join nodes d on d.id = e.dst and d.deleted_at is null
-      where e.deleted_at is null
-        and (($2 <> 'in' and e.src = any($1::text[])) or ($2 <> 'out' and e.dst = any($1::text[])))
-        and ($3::text[] is null or lower(e.predicate) = any($3::text[]))
-        and ($4::text[] is null or e.edge_type = any($4::text[]))
-        and ($5::timestamptz is null or ((e.valid_from is null or e.valid_from <= $5::timestamptz)
-                                     and (e.valid_to is null or e.valid_to > $5::timestamptz)))
-        and ($6::text[] is null or e.id <> all($6::text[]))
+    `with e as materialized (
+       select ${cols} from edges e
+        where e.deleted_at is null
+          and (($2 <> 'in' and e.src = any($1::text[])) or ($2 <> 'out' and e.dst = any($1::text[])))
+          and ($3::text[] is null or lower(e.predicate) = any($3::text[]))
+          and ($4::text[] is null or e.edge_type = any($4::text[]))
+          and ($5::timestamptz is null or ((e.valid_from is null or e.valid_from <= $5::timestamptz)
+                                       and (e.valid_to is null or e.valid_to > $5::timestamptz)))
+          and ($6::text[] is null or e.id <> all($6::text[]))
+     )
+     select ${cols} from e
+      where exists (select 1 from nodes s where s.id = e.src and s.deleted_at is null)
+        and exists (select 1 from nodes d where d.id = e.dst and d.deleted_at is null)
       order by e.created_at, e.id
       limit $7`,
     filterParams(f),
@@ -210,8 +215,12 @@ export async function liveEdgesAround(
   const cols = EDGE_COLUMNS.split(',')
     .map((c) => `e.${c.trim()}`)
     .join(', ');
+  // The edges are read first (materialized, through their src/dst indexes) and their ends
+  // checked after: a plan the planner cannot turn inside out. Without column statistics (PGlite
+  // has no autovacuum) it took `nodes` for one live row and nested nodes x nodes x two scans of
+  // `edges`: ~3 s at 169 memories (ARCHITECTURE.md, planner statistics).
   return q.query<EdgeAround & Record<string, unknown>>(
-    `select * from (
+    `with x as materialized (
        select ${cols}, e.dst as far_id, true as outgoing from edges e
         where $2 <> 'in' and e.src = any($1::text[]) and e.deleted_at is null and e.weight >= $4
           and ($3::text[] is null or e.edge_type = any($3::text[]))
@@ -219,7 +228,8 @@ export async function liveEdgesAround(
        select ${cols}, e.src as far_id, false as outgoing from edges e
         where $2 <> 'out' and e.dst = any($1::text[]) and e.deleted_at is null and e.weight >= $4
           and ($3::text[] is null or e.edge_type = any($3::text[]))
-     ) x
+     )
+     select * from x
      where exists (select 1 from nodes n where n.id = x.src and n.deleted_at is null)
        and exists (select 1 from nodes n where n.id = x.dst and n.deleted_at is null)
      order by weight desc, id
