@@ -1,50 +1,26 @@
 import assert from 'node:assert/strict';
-import { after, before, test } from 'node:test';
-import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { createApp, type App } from '../../src/app.js';
-import { loadConfig } from '../../src/config.js';
-import { createLogger } from '../../src/log.js';
-import { call as callTool, tempDir, toolError } from '../helpers/cli.js';
-import { inMemoryClient } from '../helpers/in-memory.js';
+import { test } from 'node:test';
+import { useInProcessApp } from '../helpers/in-memory.js';
 
 // A node deleted for good (a purge, an undo of its `store`) takes its embedding rows with it, so
 // the feed never tells the index replica to drop its keys: this process drops them itself. A key
 // left behind held a candidate slot in every search that found it, and sat in every snapshot.
 
-let dir: Awaited<ReturnType<typeof tempDir>>;
-let app: App;
-let client: Client;
-
-before(async () => {
-  dir = await tempDir('cg-hard-delete-index-');
-  app = await createApp(loadConfig({ CONTEXT_GRAPH_DATA_DIR: dir.path, CONTEXT_GRAPH_AUTO_EDGES: 'off' }), createLogger('silent'));
-  client = await inMemoryClient(app, { name: 'hard-delete-index', actor: 'test' });
-  await call('toolsets', { enable: ['curation'] });
-});
-after(async () => {
-  await client?.close();
-  await app?.close();
-  await dir?.remove();
-});
-
-async function call(name: string, args: Record<string, unknown>): Promise<any> {
-  const out = await callTool(client, name, args);
-  assert.equal(toolError(out), undefined, `${name}: ${JSON.stringify(out.content)}`);
-  return out.structuredContent;
-}
+const env = useInProcessApp('hard-delete-index', ['curation']);
+const call = env.call;
 
 /** Keys per space in this process's indexes, once the replica has read the whole feed. */
 async function indexSizes(): Promise<Partial<Record<string, number>>> {
-  await app.indexSync.pull();
-  return app.indexes.sizes();
+  await env.app.indexSync.pull();
+  return env.app.indexes.sizes();
 }
 
 /** Whether the memory's nid is still a key of every space (true), of none (false). */
 async function indexed(id: string): Promise<boolean> {
-  const [row] = await app.db.query<{ nid: number }>(`select nid from nodes where id = $1`, [id]);
+  const [row] = await env.app.db.query<{ nid: number }>(`select nid from nodes where id = $1`, [id]);
   const nid = row?.nid;
-  const [vector] = (await app.embedder.embed(['The quarterly audit binder is kept in cabinet seven.'], ['E1'])).get('E1')!;
-  const hits = await app.indexes.search('E1', vector!, 50);
+  const [vector] = (await env.app.embedder.embed(['The quarterly audit binder is kept in cabinet seven.'], ['E1'])).get('E1')!;
+  const hits = await env.app.indexes.search('E1', vector!, 50);
   return nid !== undefined && hits.some((h) => h.key === nid);
 }
 
@@ -66,5 +42,5 @@ test('an undone store leaves no key in any space of the indexes', async () => {
   await call('undo', {});
   const afterUndo = await indexSizes();
   assert.deepEqual(afterUndo, before);
-  assert.equal((await app.db.query(`select 1 from nodes where id = $1`, [id])).length, 0, 'the store was undone');
+  assert.equal((await env.app.db.query(`select 1 from nodes where id = $1`, [id])).length, 0, 'the store was undone');
 });

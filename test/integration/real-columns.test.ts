@@ -1,43 +1,20 @@
 import assert from 'node:assert/strict';
-import { after, before, test } from 'node:test';
-import { createApp, type App } from '../../src/app.js';
-import { loadConfig } from '../../src/config.js';
-import { createLogger } from '../../src/log.js';
+import { test } from 'node:test';
 import { insertNode } from '../../src/store/nodes-repo.js';
 import { asReal, FLOAT4_MAX, FLOAT4_MIN_NORMAL, realArray } from '../../src/store/real.js';
-import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { call as callTool, tempDir, toolError } from '../helpers/cli.js';
-import { inMemoryClient } from '../helpers/in-memory.js';
+import { useInProcessApp } from '../helpers/in-memory.js';
 import { pgliteHarness, postgresHarness } from '../helpers/stores.js';
 
 // Every number column of the schema that is `real` (float4) takes a double from the server. The
 // tools accept 0..1 and zod lets 1e-50 through: Postgres refused such a value (22003, it rounds to
 // no float4) and the call failed with DB_ERROR. It is written as the nearest float4 instead: 0.
 
-let dir: Awaited<ReturnType<typeof tempDir>>;
-let app: App;
-let client: Client;
-
-before(async () => {
-  dir = await tempDir('cg-real-columns-');
-  app = await createApp(loadConfig({ CONTEXT_GRAPH_DATA_DIR: dir.path, CONTEXT_GRAPH_AUTO_EDGES: 'off' }), createLogger('silent'));
-  client = await inMemoryClient(app, { name: 'real-columns', actor: 'test' });
-  await call('toolsets', { enable: ['graph', 'curation'] });
-});
-after(async () => {
-  await client?.close();
-  await app?.close();
-  await dir?.remove();
-});
-
-/** One tool call through a real MCP client on the app; the call must succeed. */
-async function call(name: string, args: Record<string, unknown>): Promise<any> {
-  const out = await callTool(client, name, args);
-  assert.equal(toolError(out), undefined, `${name}: ${JSON.stringify(out.content)}`);
-  return out.structuredContent;
-}
+const env = useInProcessApp('real-columns', ['graph', 'curation']);
+const call = env.call;
 const node = async (id: string) =>
-  (await app.db.query<{ importance: number; confidence: number }>(`select importance::float8 as importance, confidence::float8 as confidence from nodes where id = $1`, [id]))[0]!;
+  (
+    await env.app.db.query<{ importance: number; confidence: number }>(`select importance::float8 as importance, confidence::float8 as confidence from nodes where id = $1`, [id])
+  )[0]!;
 
 test('importance and confidence too small for float4 are stored as 0 by store, update and boost_importance', async () => {
   const stored = await call('store', { content: 'The lobby plants are watered on Fridays.', importance: 1e-50, confidence: 1e-300 });
@@ -54,7 +31,7 @@ test('importance and confidence too small for float4 are stored as 0 by store, u
 
 test('an edge weight and confidence too small for float4 are stored as 0 by relate', async () => {
   const out = await call('relate', { subject: 'boiler room', predicate: 'is_next_to', object: 'chiller room', weight: 1e-50, confidence: 1e-45 });
-  const [edge] = await app.db.query<{ weight: number; confidence: number }>(`select weight::float8 as weight, confidence::float8 as confidence from edges where id = $1`, [
+  const [edge] = await env.app.db.query<{ weight: number; confidence: number }>(`select weight::float8 as weight, confidence::float8 as confidence from edges where id = $1`, [
     out.triples[0].id,
   ]);
   assert.deepEqual(edge, { weight: 0, confidence: 0 });
