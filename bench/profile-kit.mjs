@@ -16,6 +16,8 @@ export function instrument(app) {
     stages.set(key, s);
   };
   const timed = (obj, name, key) => {
+    // Older checkouts (A/B baselines) may lack a method: nothing to count there.
+    if (typeof obj?.[name] !== 'function') return;
     const f = obj[name].bind(obj);
     obj[name] = async (...a) => {
       const t0 = performance.now();

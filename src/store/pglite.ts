@@ -6,6 +6,7 @@ import v8 from 'node:v8';
 import { PGlite, types } from '@electric-sql/pglite';
 import { pg_trgm } from '@electric-sql/pglite/contrib/pg_trgm';
 import type { Db, Queryable, Row } from './db.js';
+import { isStalePlan, PreparedStatements } from './pglite-prepared.js';
 import { pgliteTemplate, seedDataDir } from './pglite-template.js';
 import { settleTransactionError, StoreError, translateDbError } from './errors.js';
 import type { ExecQueryable } from './migrate.js';
@@ -57,7 +58,7 @@ export async function openPglite(dataDir: string | 'memory'): Promise<Db> {
   } catch (err) {
     throw translateDbError(err);
   }
-  return new PgliteDb(pg);
+  return new PgliteDb(pg, process.env.CONTEXT_GRAPH_PGLITE_PREPARED === 'off' ? null : new PreparedStatements(pg));
 }
 
 /**
@@ -132,23 +133,38 @@ class PgliteDb implements Db {
   // would queue behind the transaction that is waiting for it and hang forever.
   private readonly txScope = new AsyncLocalStorage<TxScope>();
 
-  constructor(private readonly pg: PGlite) {}
+  /** `prepared`: null sends every statement unnamed, as PGlite's own `query` does (CONTEXT_GRAPH_PGLITE_PREPARED=off). */
+  constructor(
+    private readonly pg: PGlite,
+    private readonly prepared: PreparedStatements | null,
+  ) {}
 
   async query<T extends Row = Row>(text: string, params: readonly unknown[] = []): Promise<T[]> {
     this.refuseInsideTransaction('query');
     try {
-      const res = await this.pg.query<T>(text, params as unknown[]);
+      const { prepared } = this;
+      let rows: T[];
+      if (prepared) {
+        // PGlite's own query takes its transaction lock too, so no statement runs inside another caller's transaction.
+        const run = () => this.pg._runExclusiveTransaction(() => prepared.query<T>(text, params));
+        // Outside a transaction a stale plan can be retried: its statement is prepared again.
+        rows = await run().catch((err: unknown) => (isStalePlan(err) ? run() : Promise.reject(err)));
+        await this.pg.syncToFs();
+      } else rows = (await this.pg.query<T>(text, params as unknown[])).rows;
       await yieldIfDue();
-      return res.rows;
+      return rows;
     } catch (err) {
       throw translateDbError(err, { sql: text, params });
     }
   }
 
+  /** The multi-statement path (migrations, DDL): named statements are dropped after it, since their plans may no longer fit the schema. */
   async exec(sql: string): Promise<void> {
     this.refuseInsideTransaction('exec');
     try {
       await this.pg.exec(sql);
+      const { prepared } = this;
+      if (prepared) await this.pg._runExclusiveTransaction(() => prepared.forget());
     } catch (err) {
       throw translateDbError(err, { sql });
     }
@@ -161,12 +177,14 @@ class PgliteDb implements Db {
     let firstError: StoreError | undefined;
     let fnFailure: { error: unknown } | undefined;
     const scope: TxScope = { open: true };
+    const { prepared } = this;
     try {
       return await this.pg.transaction(async (tx) => {
         const handle: ExecQueryable = {
           async query<R extends Row = Row>(text: string, params: readonly unknown[] = []): Promise<R[]> {
             try {
-              const rows = (await tx.query<R>(text, params as unknown[])).rows;
+              if (tx.closed) throw new Error('Transaction is closed');
+              const rows = prepared ? await prepared.query<R>(text, params) : (await tx.query<R>(text, params as unknown[])).rows;
               await yieldIfDue();
               return rows;
             } catch (err) {
@@ -178,6 +196,7 @@ class PgliteDb implements Db {
           async exec(sql: string): Promise<void> {
             try {
               await tx.exec(sql);
+              await prepared?.forget();
             } catch (err) {
               const e = translateDbError(err, { sql });
               firstError ??= e;
