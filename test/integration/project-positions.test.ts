@@ -49,3 +49,15 @@ test('positions of interleaved projects, with and without an anchor, equal a ful
   const old = first.slice(0, 2);
   assert.deepEqual(pick(await projectPositions(h.db, old, late), old), await counted(h.db, old));
 });
+
+test('a one-project batch (every store) gets the same numbers, with and without an anchor', async () => {
+  const before = await insert(h.db, ['c', 'c', 'd', 'c']);
+  const batch = (await insert(h.db, ['c', 'd', 'c', 'c'])).filter((n) => n.project_id === 'c');
+  const expected = await counted(h.db, batch);
+  assert.deepEqual(await projectPositions(h.db, batch), expected, 'no anchor');
+  const anchor = before.filter((n) => n.project_id === 'c').at(-1)!;
+  const anchors = new Map([['c', { nid: Number(anchor.nid), position: (await counted(h.db, [anchor])).get(Number(anchor.nid))! }]]);
+  assert.deepEqual(await projectPositions(h.db, batch, anchors), expected, 'anchored');
+  const one = batch.slice(-1);
+  assert.deepEqual(await projectPositions(h.db, one, anchors), await counted(h.db, one), 'one node, as a store embeds it');
+});
