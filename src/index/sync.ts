@@ -1,7 +1,7 @@
 import type { SpaceId } from '../embed/types.js';
 import type { Logger } from '../log.js';
 import type { Db } from '../store/db.js';
-import { EMBEDDINGS_CHANNEL, onVectorsWritten, readFeed, type FeedRow, type WrittenVector } from '../store/embeddings-repo.js';
+import { EMBEDDINGS_CHANNEL, notificationOrigin, onVectorsWritten, readFeed, type FeedRow, type WrittenVector } from '../store/embeddings-repo.js';
 import { fromBytes } from '../store/vector-bytes.js';
 import { resolveSpec, rowFits, type ResolvedSpec } from './space-index.js';
 import type { SpaceIndexSpec, VectorIndexes } from './vector-index.js';
@@ -30,6 +30,12 @@ export class IndexSync {
    */
   private readonly primed = new Map<number, WrittenVector>();
   private unprime: (() => void) | null = null;
+  /**
+   * The feed may hold what `primed` does not (another process's or a retraction's write, a
+   * vector past MAX_PRIMED): the next run reads it. Runs for this process's own writes alone
+   * take them from `primed` without a statement.
+   */
+  private feedDirty = true;
 
   constructor(
     private readonly db: Db,
@@ -48,10 +54,19 @@ export class IndexSync {
   async start(fromSeq: number): Promise<void> {
     this.lastSeq = fromSeq;
     this.unprime = onVectorsWritten(this.db, (rows) => {
-      for (const r of rows) if (r.feedSeq > this.lastSeq && this.primed.size < MAX_PRIMED) this.primed.set(r.feedSeq, r);
+      for (const r of rows) {
+        if (r.feedSeq <= this.lastSeq) continue;
+        if (this.primed.size < MAX_PRIMED) this.primed.set(r.feedSeq, r);
+        else this.feedDirty = true;
+      }
+      // This process's own write: its notification is skipped (below), so it is applied from here.
+      void this.run().catch(() => {});
     });
     await this.pull();
-    this.unlisten = await this.db.listen(EMBEDDINGS_CHANNEL, () => void this.pull().catch(() => {}));
+    const own = notificationOrigin(this.db);
+    this.unlisten = await this.db.listen(EMBEDDINGS_CHANNEL, (origin) => {
+      if (origin !== own) void this.pull().catch(() => {});
+    });
     this.timer = setInterval(() => void this.pull().catch(() => {}), POLL_MS);
     this.timer.unref();
   }
@@ -61,6 +76,25 @@ export class IndexSync {
    * arrives during a run causes one more run, so a caller always sees writes committed before it called.
    */
   pull(): Promise<number> {
+    this.feedDirty = true;
+    return this.run();
+  }
+
+  /**
+   * Resolves once the replica has applied the feed up to `seq` (a write's position, from
+   * `writeEmbeddings`). A write of this process is taken from memory without reading the feed;
+   * any other is read from it.
+   */
+  async reach(seq: number): Promise<void> {
+    for (let attempt = 0; attempt < 3 && this.lastSeq < seq; attempt++) {
+      const pending = this.primed.has(seq) && !this.feedDirty;
+      await (pending ? this.run() : this.pull());
+    }
+    // A position that never shows (rewritten since, by a write not yet committed) waits no longer than a full read.
+    if (this.lastSeq < seq) await this.pull();
+  }
+
+  private run(): Promise<number> {
     if (!this.pulling) {
       this.pulling = this.drain().finally(() => {
         this.pulling = null;
@@ -73,7 +107,7 @@ export class IndexSync {
       .catch(() => 0)
       .then(() => {
         this.next = null;
-        return this.pull();
+        return this.run();
       });
     return this.next;
   }
@@ -87,9 +121,17 @@ export class IndexSync {
     let applied = 0;
     let readSeq = this.lastSeq;
     let applying: Promise<void> | null = null;
+    let reading = false;
     try {
       for (;;) {
         const local = this.primedRun(readSeq);
+        if (!local && !reading) {
+          // Nothing of this process's right after the cursor: read the feed when it may hold
+          // more, or when a vector of ours waits behind a position that is not (a gap).
+          if (!this.feedDirty && !this.primedAfter(readSeq)) break;
+          this.feedDirty = false;
+          reading = true;
+        }
         const rows =
           local ??
           (await readFeed(
@@ -108,6 +150,10 @@ export class IndexSync {
         });
         if (!local && rows.length < BATCH) break;
       }
+    } catch (err) {
+      // What this run did not read is read by the next one.
+      this.feedDirty = true;
+      throw err;
     } finally {
       if (applying) await applying;
     }
@@ -123,6 +169,11 @@ export class IndexSync {
       rows.push({ node_nid: w.nid, space: w.space, model_id: w.modelId, dim: w.vector.length, vector: null, feed_seq: seq, removed: false });
     }
     return rows.length > 0 ? rows : null;
+  }
+
+  private primedAfter(seq: number): boolean {
+    for (const key of this.primed.keys()) if (key > seq) return true;
+    return false;
   }
 
   /** Everything up to `seq` is applied: positions at or before it were applied or superseded by a later write. */

@@ -81,7 +81,12 @@ export class EmbeddingScheduler {
         // Edges follow in the background; the write never waits for them.
         await this.enqueueFollowUps(nodes, { fingerprints: false, delayMs: 0 });
       } else {
-        const done = handle.finished(this.deps.waitMs).then(() => this.deps.indexSync!.pull());
+        // The job's own position, when it says: its vectors, written in this process, need no feed read.
+        const sync = this.deps.indexSync!;
+        const done = handle.finished(this.deps.waitMs).then(async (r) => {
+          if (r.feed_seq) await sync.reach(r.feed_seq);
+          else await sync.pull();
+        });
         // Whether in time or not, the follow-ups start after the vectors (the write answers first).
         void done
           .catch(() => handle.finished())

@@ -44,7 +44,11 @@ export const embedJob = defineJob({
     defer_fingerprints: z.boolean().optional(),
   }),
   progress: embedProgress,
-  result: z.object({ embedded: z.number().int().nonnegative() }),
+  result: z.object({
+    embedded: z.number().int().nonnegative(),
+    /** The feed position of the last vector written: a replica holds them all once it reaches it (IndexSync.reach). */
+    feed_seq: z.number().int().nonnegative().optional(),
+  }),
   async handler({ nids, defer_fingerprints: deferFingerprints }, { deps, report }: JobHandlerContext<z.input<typeof embedProgress>, EmbedJobDeps>) {
     const read = await nodesByNid(deps.db, nids);
     // What this run settles in the outbox: the versions it read (a newer version stays owed),
@@ -69,7 +73,7 @@ export const embedJob = defineJob({
     const nodeNids = nodes.map((n) => n.nid);
     const withE8 = deps.queue !== undefined && deps.embedder.encoders().some((e) => e.space === 'E8');
     let neighbourhood: number[] = [];
-    await writeEmbeddings(deps.db, writes, async (tx) => {
+    const feedSeq = await writeEmbeddings(deps.db, writes, async (tx) => {
       await oweFingerprints(tx, nodeNids);
       await settleOwedEmbeddings(tx, settled);
       if (withE8) neighbourhood = await graphNeighbourhoodOf(tx, nodeNids);
@@ -80,7 +84,7 @@ export const embedJob = defineJob({
       for (const projectId of new Set(nodes.map((n) => n.project_id))) await enqueueFingerprints(deps.queue, projectId);
     }
     await report({ embedded: nodes.length, total: nids.length });
-    return { embedded: nodes.length };
+    return { embedded: nodes.length, feed_seq: feedSeq };
   },
 });
 

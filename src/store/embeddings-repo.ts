@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import type { Db, Queryable } from './db.js';
 import { encodeVector } from './vector-bytes.js';
 
@@ -44,6 +45,19 @@ export interface WrittenVector {
  */
 const written = new WeakMap<object, Set<(rows: readonly WrittenVector[]) => void>>();
 
+/**
+ * The payload of the notifications a Db object's writes send when its own listeners take the
+ * vectors (`onVectorsWritten`): its replica skips them, since the vectors reach it without a feed
+ * read, while every other replica reads the feed as for any notification.
+ */
+const origins = new WeakMap<object, string>();
+
+export function notificationOrigin(db: Db): string {
+  let origin = origins.get(db);
+  if (!origin) origins.set(db, (origin = randomUUID()));
+  return origin;
+}
+
 export function onVectorsWritten(db: Db, listener: (rows: readonly WrittenVector[]) => void): () => void {
   const set = written.get(db) ?? new Set();
   written.set(db, set);
@@ -51,25 +65,31 @@ export function onVectorsWritten(db: Db, listener: (rows: readonly WrittenVector
   return () => set.delete(listener);
 }
 
-/** Upserts vectors (idempotent: the same write twice leaves the same rows) and notifies replicas. */
-/** `alsoInTx`: more statements that commit with the vectors (the embed job settles its debts there). */
-export async function writeEmbeddings(db: Db, writes: readonly EmbeddingWrite[], alsoInTx?: (tx: Queryable) => Promise<void>): Promise<void> {
+/**
+ * Upserts vectors (idempotent: the same write twice leaves the same rows) and notifies replicas.
+ * `alsoInTx`: more statements that commit with the vectors (the embed job settles its debts there).
+ * Answers the feed position of the last vector written (0 when none), which a replica has
+ * applied the write once its position reaches (`IndexSync.reach`).
+ */
+export async function writeEmbeddings(db: Db, writes: readonly EmbeddingWrite[], alsoInTx?: (tx: Queryable) => Promise<void>): Promise<number> {
   if (writes.length === 0) {
     if (alsoInTx) await db.transaction(alsoInTx);
-    return;
+    return 0;
   }
   const listeners = written.get(db);
+  const primed = Boolean(listeners?.size);
   // The vectors travel as one bytea parameter sliced per row: PGlite sends a Uint8Array as binary,
   // where hex text per vector cost more main-thread time (encoding, UTF-8 sizing, decoding) than
   // the rest of the statement. Spaces and models go as small lists indexed per row.
   const rows = await db.transaction(async (tx) => {
     await tx.query(`select pg_advisory_xact_lock($1)`, [FEED_WRITE_LOCK]);
-    const rows = await upsertVectors(tx, writes, Boolean(listeners?.size));
+    const rows = await upsertVectors(tx, writes);
     await alsoInTx?.(tx);
-    await tx.query(`select pg_notify($1, '')`, [EMBEDDINGS_CHANNEL]);
+    await tx.query(`select pg_notify($1, $2)`, [EMBEDDINGS_CHANNEL, primed ? notificationOrigin(db) : '']);
     return rows;
   });
-  if (!listeners?.size || rows.length === 0) return;
+  const lastSeq = rows.reduce((max, r) => Math.max(max, Number(r.feed_seq)), 0);
+  if (!listeners?.size || rows.length === 0) return lastSeq;
   // A key written twice in one call keeps the last vector, as the upsert did.
   const writeOf = new Map(writes.map((w) => [`${w.nid}|${w.space}`, w]));
   const out = rows.map((r) => {
@@ -77,10 +97,11 @@ export async function writeEmbeddings(db: Db, writes: readonly EmbeddingWrite[],
     return { feedSeq: Number(r.feed_seq), nid: w.nid, space: w.space, modelId: w.modelId, vector: w.vector };
   });
   for (const listener of listeners) listener(out);
+  return lastSeq;
 }
 
 /** The upsert itself; the caller holds FEED_WRITE_LOCK and notifies. */
-async function upsertVectors(tx: Queryable, writes: readonly EmbeddingWrite[], returning: boolean): Promise<Array<{ node_nid: number; space: string; feed_seq: number }>> {
+async function upsertVectors(tx: Queryable, writes: readonly EmbeddingWrite[]): Promise<Array<{ node_nid: number; space: string; feed_seq: number }>> {
   const spaces = [...new Set(writes.map((w) => w.space))];
   const models = [...new Set(writes.map((w) => w.modelId))];
   const stored = writes.map((w) => encodeVector(w.vector, w.dense ?? false));
@@ -99,7 +120,7 @@ async function upsertVectors(tx: Queryable, writes: readonly EmbeddingWrite[], r
      on conflict (node_nid, space) do update
        set model_id = excluded.model_id, dim = excluded.dim, vector = excluded.vector,
            feed_seq = nextval('embedding_feed_seq'), updated_at = now()
-     ${returning ? 'returning node_nid, space, feed_seq' : ''}`,
+     returning node_nid, space, feed_seq`,
     [
       writes.map((w) => w.nid),
       writes.map((w) => spaces.indexOf(w.space) + 1),
@@ -143,7 +164,7 @@ export async function retractEmbeddings(tx: Queryable, nids: readonly number[], 
   if (nids.length === 0 && alsoWrite.length === 0) return;
   await tx.query(`select pg_advisory_xact_lock($1)`, [FEED_WRITE_LOCK]);
   // Vectors written in the same transaction (a merged node's keyword vector): one lock, one notification.
-  if (alsoWrite.length > 0) await upsertVectors(tx, alsoWrite, false);
+  if (alsoWrite.length > 0) await upsertVectors(tx, alsoWrite);
   // One snapshot for every part: the copy reads the vectors before the update nulls them.
   if (nids.length > 0) {
     await tx.query(

@@ -8,7 +8,8 @@ import { createLogger } from '../../src/log.js';
 import type { Db } from '../../src/store/db.js';
 import { retractEmbeddings, writeEmbeddings } from '../../src/store/embeddings-repo.js';
 import { mulberry32 } from '../helpers/prng.js';
-import { pgliteHarness, type Harness } from '../helpers/stores.js';
+import { openPostgres } from '../../src/store/postgres.js';
+import { pgliteHarness, postgresHarness, type Harness } from '../helpers/stores.js';
 
 /**
  * The replica applies the vectors this process wrote straight from memory while they follow the
@@ -61,6 +62,22 @@ describe('index replica follows the feed through vectors it wrote itself', () =>
   });
 
   /** The key whose vector is nearest to `seed`'s, and its similarity. */
+  /** Counts the feed reads `fn` makes through the replica's Db. */
+  async function feedReadsDuring(fn: () => Promise<void>): Promise<number> {
+    const query = h.db.query.bind(h.db);
+    let reads = 0;
+    h.db.query = (text: string, params?: readonly unknown[]) => {
+      if (text.includes('from embeddings where feed_seq >')) reads++;
+      return query(text, params);
+    };
+    try {
+      await fn();
+    } finally {
+      h.db.query = query;
+    }
+    return reads;
+  }
+
   async function nearest(seed: number): Promise<{ key: number; similarity: number }> {
     const [hit] = await indexes.search(SPEC.space, unit(seed), 1, {});
     assert.ok(hit, 'the index is empty');
@@ -89,5 +106,56 @@ describe('index replica follows the feed through vectors it wrote itself', () =>
     const plain = nids[2_500]!;
     assert.equal((await nearest(plain)).key, plain);
     assert.equal(sync.position, Number((await h.db.query<{ s: number }>('select max(feed_seq) as s from embeddings'))[0]!.s));
+  });
+
+  test("this process's own write reaches the replica from memory, without a feed read; a retraction is read from the feed", async () => {
+    const [nid] = await nodes(h.db, 1);
+    const reads = await feedReadsDuring(async () => {
+      const seq = await write(h.db, [nid!], () => 777);
+      await sync.reach(seq);
+    });
+    assert.equal((await nearest(777)).key, nid);
+    assert.equal(reads, 0, 'the own write cost no feed read');
+    const before = (await indexes.sizes())[SPEC.space]!;
+    const retractionReads = await feedReadsDuring(async () => {
+      await h.db.transaction((tx) => retractEmbeddings(tx, [nid!]));
+      for (let i = 0; i < 200 && (await indexes.sizes())[SPEC.space] !== before - 1; i++) await new Promise((r) => setTimeout(r, 10));
+    });
+    assert.equal((await indexes.sizes())[SPEC.space], before - 1, 'the retraction reached the replica through its notification');
+    assert.ok(retractionReads >= 1);
+  });
+});
+
+describe("replicas of two processes on one Postgres each apply the other one's writes", { skip: process.env.DATABASE_URL ? false : 'DATABASE_URL not set' }, () => {
+  test("a write announced with the writer's own origin is read from the feed by the other replica", async () => {
+    const h = await postgresHarness();
+    const schema = (await h.db.query<{ s: string }>('select current_schema() as s'))[0]!.s;
+    const other = await openPostgres(process.env.DATABASE_URL!, { schema });
+    const [a, b] = [createVectorIndexes(), createVectorIndexes()];
+    const syncs: IndexSync[] = [];
+    try {
+      for (const [db, ix] of [
+        [h.db, a],
+        [other, b],
+      ] as const) {
+        await ix.ensure(SPEC);
+        const sync = new IndexSync(db, ix, [SPEC], logger);
+        await sync.start(0);
+        syncs.push(sync);
+      }
+      const nids = await nodes(other, 3);
+      const seq = await write(other, nids, (nid) => nid + 500);
+      await syncs[1]!.reach(seq);
+      assert.equal((await b.sizes())[SPEC.space], 3, "the writer's replica has them");
+      for (let i = 0; i < 300 && (await a.sizes())[SPEC.space] !== 3; i++) await new Promise((r) => setTimeout(r, 10));
+      assert.equal((await a.sizes())[SPEC.space], 3, 'the other replica read them from the feed on the notification');
+      assert.equal(syncs[0]!.position, seq);
+    } finally {
+      for (const sync of syncs) await sync.stop();
+      await a.close();
+      await b.close();
+      await other.close();
+      await h.cleanup();
+    }
   });
 });
