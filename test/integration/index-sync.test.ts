@@ -111,10 +111,11 @@ describe('index replica follows the feed through vectors it wrote itself', () =>
   test("this process's own write reaches the replica from memory, without a feed read; a retraction is read from the feed", async () => {
     const [nid] = await nodes(h.db, 1);
     const reads = await feedReadsDuring(async () => {
-      const seq = await write(h.db, [nid!], () => 777);
+      // A seed no earlier key was written with (their vectors are unit(nid) or unit(nid + 10,000)).
+      const seq = await write(h.db, [nid!], () => 987_654);
       await sync.reach(seq);
     });
-    assert.equal((await nearest(777)).key, nid);
+    assert.equal((await nearest(987_654)).key, nid);
     assert.equal(reads, 0, 'the own write cost no feed read');
     const before = (await indexes.sizes())[SPEC.space]!;
     const retractionReads = await feedReadsDuring(async () => {
