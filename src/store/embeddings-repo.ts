@@ -89,6 +89,7 @@ export async function writeEmbeddings(db: Db, writes: readonly EmbeddingWrite[],
     return rows;
   });
   const lastSeq = rows.reduce((max, r) => Math.max(max, Number(r.feed_seq)), 0);
+  // The live set again, not `primed`: a replica that started listening during the write takes its vectors too.
   if (!listeners?.size || rows.length === 0) return lastSeq;
   // A key written twice in one call keeps the last vector, as the upsert did.
   const writeOf = new Map(writes.map((w) => [`${w.nid}|${w.space}`, w]));
