@@ -1,5 +1,6 @@
 #!/bin/bash
-# bench/footprint-idle.sh <checkout with dist/> [ENV=value ...]: fresh data dir, serve, wait for /healthz, 10 s idle, RSS; then cold first search/store latencies
+# bench/footprint-idle.sh <checkout with dist/> [ENV=value ...]: fresh data dir, serve, wait for /healthz, RSS after 10 s idle and
+# after 60 s idle (V8's memory reducer shrinks the main heap ~20 s after start, when allocation stays low); then cold first search/store latencies
 here=$(cd "$(dirname "$0")" && pwd)
 root=$1; shift
 d=$(mktemp -d ${TMPDIR:-/tmp}/cg-idle.XXXX); port=$((20000 + RANDOM % 20000))
@@ -11,7 +12,9 @@ until curl -sf http://127.0.0.1:$port/healthz -o $d.health; do sleep 0.2; done
 t1=$(date +%s.%N)
 sleep 10
 rss=$(grep VmRSS /proc/$pid/status | awk '{print $2}'); thr=$(grep Threads /proc/$pid/status | awk '{print $2}')
+sleep 50
+rss60=$(grep VmRSS /proc/$pid/status | awk '{print $2}')
 cold=$(node "$here/footprint-cold.mjs" $root $port 2>&1 | tail -1)
 rss2=$(grep VmRSS /proc/$pid/status | awk '{print $2}')
-echo "{\"checkout\":\"$(basename $root)\",\"env\":\"$*\",\"ready_s\":$(echo "$t1 - $t0" | bc),\"idle_rss_mib\":$((rss/1024)),\"threads\":$thr,\"rss_after_calls_mib\":$((rss2/1024)),\"healthz_model\":$(grep -o '"embedding_model":"[^"]*"' $d.health | cut -d: -f2),\"calls\":$cold}"
+echo "{\"checkout\":\"$(basename $root)\",\"env\":\"$*\",\"ready_s\":$(echo "$t1 - $t0" | bc),\"idle_rss_mib\":$((rss/1024)),\"idle_60s_rss_mib\":$((rss60/1024)),\"threads\":$thr,\"rss_after_calls_mib\":$((rss2/1024)),\"healthz_model\":$(grep -o '"embedding_model":"[^"]*"' $d.health | cut -d: -f2),\"calls\":$cold}"
 kill $pid; wait $pid 2>/dev/null; rm -rf $d $d.log $d.health

@@ -98,7 +98,7 @@ export async function createApp(config: Config, logger: Logger, opts: { clock?: 
   try {
     const db = await openStore(config, logger);
     closers.push(() => db.close());
-    const queue = openQueue(config, logger);
+    const queue = await openQueue(config, logger);
     closers.push(() => queue.close());
     const embedder = await createEmbedder({ modelDir: config.modelDir, logger });
     closers.push(() => embedder.close());
@@ -243,7 +243,7 @@ function scheduleAutonomy(autonomy: AutonomyService, minutes: number, logger: Lo
 /** `context-graph worker`: consumes embedding jobs from BullMQ; holds no indexes. */
 export async function runWorker(config: Config, logger: Logger, opts: { concurrency?: number } = {}): Promise<{ close(): Promise<void> }> {
   const db = await openStore(config, logger);
-  const queue = openQueue(config, logger);
+  const queue = await openQueue(config, logger);
   const embedder = await createEmbedder({ modelDir: config.modelDir, logger });
   await consumeAllJobs(queue, { db, embedder, logger, queue, nearest: scannedNearest(db) }, { concurrency: opts.concurrency ?? 4 });
   logger.info({ queue: queue.backend, store: db.driver, encoders: embedder.encoders() }, 'worker consuming jobs');

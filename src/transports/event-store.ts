@@ -1,6 +1,5 @@
 import type { EventStore, EventId, StreamId } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
-import { Redis } from 'ioredis';
 
 /**
  * Resumable Streamable HTTP: every event the SDK writes to a session's streams is stored first,
@@ -181,13 +180,18 @@ export function fallbackEventLog(primary: EventLog, onFallback: (session: string
 
 /** Events in one sorted set per stream (score = seq), a counter per session, all with a TTL. */
 export function redisEventLog(redisUrl: string, prefix: string): EventLog {
-  // A stalled Redis fails the command after a second instead of holding the response.
-  const redis = new Redis(redisUrl, { maxRetriesPerRequest: 1, commandTimeout: 1_000, lazyConnect: false });
-  redis.on('error', () => {});
+  // ioredis is imported only here, so a server without REDIS_URL never loads it (idle footprint).
+  const connected = import('ioredis').then(({ Redis }) => {
+    // A stalled Redis fails the command after a second instead of holding the response.
+    const redis = new Redis(redisUrl, { maxRetriesPerRequest: 1, commandTimeout: 1_000, lazyConnect: false });
+    redis.on('error', () => {});
+    return redis;
+  });
   const seqKey = (session: string) => `${prefix}:events:${session}:seq`;
   const streamKey = (session: string, stream: StreamId) => `${prefix}:events:${session}:stream:${stream}`;
   return {
     async append(session, stream, message) {
+      const redis = await connected;
       const seq = await redis.incr(seqKey(session));
       const key = streamKey(session, stream);
       await redis
@@ -200,6 +204,7 @@ export function redisEventLog(redisUrl: string, prefix: string): EventLog {
       return seq;
     },
     async after(session, stream, seq) {
+      const redis = await connected;
       const flat = await redis.zrangebyscore(streamKey(session, stream), `(${seq}`, '+inf', 'WITHSCORES');
       const out: Array<{ seq: number; message: JSONRPCMessage }> = [];
       // Members are `<seq>:<json>`: a sorted set would fold two identical messages into one.
@@ -207,13 +212,16 @@ export function redisEventLog(redisUrl: string, prefix: string): EventLog {
       return out;
     },
     async has(session) {
+      const redis = await connected;
       return (await redis.exists(seqKey(session))) === 1;
     },
     async forget(session) {
+      const redis = await connected;
       // The TTL removes the stream keys; the counter going makes the session unknown at once.
       await redis.del(seqKey(session));
     },
     async close() {
+      const redis = await connected;
       await redis.quit().catch(() => redis.disconnect());
     },
   };
