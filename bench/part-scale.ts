@@ -29,6 +29,10 @@ export interface ScaleStep {
     mcp_stdio?: RepeatedLatency;
     concurrency?: Array<{ clients: number; total_queries: number; throughput_qps: number; latency: LatencySummary }>;
   };
+  /** Why the MCP stage measured nothing (its in-process figures stand). */
+  mcp_error?: string;
+  /** Seconds from spawning `serve` on the closed store until it listens (index snapshots loaded). */
+  serve_start_s?: number;
   memory?: { serve_rss_bytes: number | null; serve_rss_over_empty_bytes_per_memory: number | null; data_dir_bytes: number; data_dir_bytes_per_memory: number };
 }
 
@@ -120,6 +124,68 @@ export async function runScale(opts: {
       await server.stop();
       await empty.remove();
     }
+    /** Query latency through real MCP clients (HTTP, N concurrent HTTP, stdio) and the serve process's memory, on the closed store. */
+    const mcpStage = async (step: ScaleStep, size: number): Promise<void> => {
+      // Start-up loads every space's index snapshot first: allow ~1 ms per memory.
+      const started = Date.now();
+      const server = await startServe(serverEnv(dir.path), [], { timeoutMs: Math.max(120_000, size) });
+      step.serve_start_s = Math.round((Date.now() - started) / 100) / 10;
+      log(`scale ${size}: serve listened after ${step.serve_start_s} s`);
+      try {
+        const client = await httpClient(server.mcpUrl, 'bench-http');
+        await timeQueries(queries.slice(0, 20), (q) => mcpQuery(client, q)); // warm-up
+        if (opts.parts.read) {
+          step.read!.mcp_http = repeatedLatency(await rounds(opts.rounds, () => timeQueries(queries, (q) => mcpQuery(client, q))));
+          log(`scale ${size}: MCP HTTP query p50 ${step.read!.mcp_http.p50_ms.median} p95 ${step.read!.mcp_http.p95_ms.median} ms`);
+          step.read!.concurrency = [];
+          for (const n of opts.clients) {
+            const clients = await Promise.all(Array.from({ length: n }, (_, i) => httpClient(server.mcpUrl, `bench-c${i}`)));
+            const per = Math.max(1, Math.ceil(queries.length / n));
+            const all: number[] = [];
+            const t0 = process.hrtime.bigint();
+            await Promise.all(
+              clients.map(async (c, ci) =>
+                all.push(
+                  ...(await timeQueries(
+                    queries.slice(0, per).map((_, j) => queries[(ci * per + j) % queries.length]!),
+                    (q) => mcpQuery(c, q),
+                  )),
+                ),
+              ),
+            );
+            const s = Number(process.hrtime.bigint() - t0) / 1e9;
+            await Promise.all(clients.map((c) => c.close()));
+            step.read!.concurrency.push({ clients: n, total_queries: all.length, throughput_qps: Math.round((all.length / s) * 10) / 10, latency: summarize(all) });
+            log(`scale ${size}: ${n} HTTP clients ${Math.round(all.length / s)} q/s p95 ${summarize(all).p95_ms} ms`);
+          }
+        }
+        if (opts.parts.memory) {
+          const rss = rssOf(server.proc.pid!);
+          const bytes = await dirBytes(dir.path);
+          step.memory = {
+            serve_rss_bytes: rss,
+            serve_rss_over_empty_bytes_per_memory: rss !== null && result.empty_serve_rss_bytes !== null ? Math.round((rss - result.empty_serve_rss_bytes) / stored) : null,
+            data_dir_bytes: bytes,
+            data_dir_bytes_per_memory: Math.round(bytes / stored),
+          };
+          log(`scale ${size}: serve RSS ${Math.round((rss ?? 0) / 2 ** 20)} MiB, data dir ${Math.round(bytes / 2 ** 20)} MiB`);
+        }
+        await client.close();
+      } finally {
+        await server.stop();
+      }
+      if (opts.parts.read) {
+        const { client, transport } = await stdioClient(serverEnv(dir.path), 'bench-stdio');
+        try {
+          await timeQueries(queries.slice(0, 20), (q) => mcpQuery(client, q));
+          step.read!.mcp_stdio = repeatedLatency(await rounds(opts.rounds, () => timeQueries(queries, (q) => mcpQuery(client, q))));
+          log(`scale ${size}: MCP stdio query p50 ${step.read!.mcp_stdio.p50_ms.median} p95 ${step.read!.mcp_stdio.p95_ms.median} ms`);
+        } finally {
+          await client.close();
+          void transport;
+        }
+      }
+    };
     let app: App = await openBenchApp(dir.path);
     let cursor = 0;
     let stored = 0;
@@ -164,60 +230,13 @@ export async function runScale(opts: {
         const mcpHere = opts.mcpSizes.includes(size) && (opts.parts.read || opts.parts.memory);
         if (mcpHere) {
           await app.close();
-          const server = await startServe(serverEnv(dir.path));
+          // A failed MCP stage (a server that does not start in time on a large store, say) is
+          // recorded in the step, and the run goes on with what it measured in process.
           try {
-            const client = await httpClient(server.mcpUrl, 'bench-http');
-            await timeQueries(queries.slice(0, 20), (q) => mcpQuery(client, q)); // warm-up
-            if (opts.parts.read) {
-              step.read!.mcp_http = repeatedLatency(await rounds(opts.rounds, () => timeQueries(queries, (q) => mcpQuery(client, q))));
-              log(`scale ${size}: MCP HTTP query p50 ${step.read!.mcp_http.p50_ms.median} p95 ${step.read!.mcp_http.p95_ms.median} ms`);
-              step.read!.concurrency = [];
-              for (const n of opts.clients) {
-                const clients = await Promise.all(Array.from({ length: n }, (_, i) => httpClient(server.mcpUrl, `bench-c${i}`)));
-                const per = Math.max(1, Math.ceil(queries.length / n));
-                const all: number[] = [];
-                const t0 = process.hrtime.bigint();
-                await Promise.all(
-                  clients.map(async (c, ci) =>
-                    all.push(
-                      ...(await timeQueries(
-                        queries.slice(0, per).map((_, j) => queries[(ci * per + j) % queries.length]!),
-                        (q) => mcpQuery(c, q),
-                      )),
-                    ),
-                  ),
-                );
-                const s = Number(process.hrtime.bigint() - t0) / 1e9;
-                await Promise.all(clients.map((c) => c.close()));
-                step.read!.concurrency.push({ clients: n, total_queries: all.length, throughput_qps: Math.round((all.length / s) * 10) / 10, latency: summarize(all) });
-                log(`scale ${size}: ${n} HTTP clients ${Math.round(all.length / s)} q/s p95 ${summarize(all).p95_ms} ms`);
-              }
-            }
-            if (opts.parts.memory) {
-              const rss = rssOf(server.proc.pid!);
-              const bytes = await dirBytes(dir.path);
-              step.memory = {
-                serve_rss_bytes: rss,
-                serve_rss_over_empty_bytes_per_memory: rss !== null && result.empty_serve_rss_bytes !== null ? Math.round((rss - result.empty_serve_rss_bytes) / stored) : null,
-                data_dir_bytes: bytes,
-                data_dir_bytes_per_memory: Math.round(bytes / stored),
-              };
-              log(`scale ${size}: serve RSS ${Math.round((rss ?? 0) / 2 ** 20)} MiB, data dir ${Math.round(bytes / 2 ** 20)} MiB`);
-            }
-            await client.close();
-          } finally {
-            await server.stop();
-          }
-          if (opts.parts.read) {
-            const { client, transport } = await stdioClient(serverEnv(dir.path), 'bench-stdio');
-            try {
-              await timeQueries(queries.slice(0, 20), (q) => mcpQuery(client, q));
-              step.read!.mcp_stdio = repeatedLatency(await rounds(opts.rounds, () => timeQueries(queries, (q) => mcpQuery(client, q))));
-              log(`scale ${size}: MCP stdio query p50 ${step.read!.mcp_stdio.p50_ms.median} p95 ${step.read!.mcp_stdio.p95_ms.median} ms`);
-            } finally {
-              await client.close();
-              void transport;
-            }
+            await mcpStage(step, size);
+          } catch (err) {
+            step.mcp_error = err instanceof Error ? err.message.slice(0, 500) : String(err);
+            log(`scale ${size}: MCP stage failed: ${step.mcp_error}`);
           }
           app = await openBenchApp(dir.path);
         }

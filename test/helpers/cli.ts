@@ -63,16 +63,24 @@ export function runCli(args: string[], env: Record<string, string>): RunningProc
 /** How long `serve` may take to listen: a cold start compiles PGlite and loads 13 spaces, slow on a loaded 2-core machine. */
 const START_TIMEOUT_MS = 120_000;
 
-/** Starts `context-graph serve` on a free port and resolves once it listens. */
-export async function startServe(env: Record<string, string>, extraArgs: string[] = []): Promise<RunningProcess & { mcpUrl: string; baseUrl: string }> {
+/**
+ * Starts `context-graph serve` on a free port and resolves once it listens. `timeoutMs`: for a
+ * bench on a large store, whose start loads every space's index snapshot first.
+ */
+export async function startServe(
+  env: Record<string, string>,
+  extraArgs: string[] = [],
+  opts: { timeoutMs?: number } = {},
+): Promise<RunningProcess & { mcpUrl: string; baseUrl: string }> {
+  const timeoutMs = opts.timeoutMs ?? START_TIMEOUT_MS;
   const running = runCli(['serve', '--port', '0', ...extraArgs], env);
   const mcpUrl = await new Promise<string>((resolve, reject) => {
     // A server that never says it listens is killed, or its open pipes would keep the test
     // process alive after the failed hook (no `after` can stop a server it never received).
     const timer = setTimeout(() => {
       running.proc.kill('SIGKILL');
-      reject(new Error(`serve did not start in ${START_TIMEOUT_MS} ms:\n${running.stderr()}`));
-    }, START_TIMEOUT_MS);
+      reject(new Error(`serve did not start in ${timeoutMs} ms:\n${running.stderr()}`));
+    }, timeoutMs);
     running.proc.stderr!.on('data', () => {
       const m = /listening on (http:\S+)/.exec(running.stderr());
       if (m) {
