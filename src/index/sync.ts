@@ -150,12 +150,14 @@ export class IndexSync {
         });
         if (!local && rows.length < BATCH) break;
       }
-    } catch (err) {
-      // What this run did not read is read by the next one.
-      this.feedDirty = true;
-      throw err;
-    } finally {
+      // Awaited inside the try: a failed last apply leaves rows read but not applied, which the
+      // next run must read again.
       if (applying) await applying;
+    } catch (err) {
+      // What this run did not read or apply is read by the next one.
+      this.feedDirty = true;
+      if (applying) await applying.catch(() => undefined);
+      throw err;
     }
     return applied;
   }

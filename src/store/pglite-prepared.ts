@@ -48,15 +48,18 @@ export class PreparedStatements {
         return serialize ? serialize(value) : (value as { toString(): string }).toString();
       }) as Array<string | Uint8Array | null>;
       const messages: BackendMessage[] = statement.rowDescription ? [statement.rowDescription] : [];
+      let unfit = false;
       try {
         messages.push(...(await this.send(protocol.serialize.bind({ statement: statement.name, values }))));
         messages.push(...(await this.send(protocol.serialize.execute({}))));
       } catch (err) {
-        // A schema change that bypassed `forget()`: the next call prepares the statement afresh.
-        if (isStalePlan(err)) this.statements.delete(text);
+        // A schema change that bypassed `forget()` (a stale plan, a parameter type that no longer
+        // fits, a statement the server no longer has): the next call prepares the statement afresh.
+        unfit = mayNotFitSchema(err);
         throw err;
       } finally {
         await this.send(protocol.serialize.sync());
+        if (unfit) await this.drop(text, statement);
       }
       return (parse.parseResults(messages, this.pg.parsers)[0]?.rows ?? []) as T[];
     });
@@ -64,11 +67,25 @@ export class PreparedStatements {
 
   /** Drops every statement (their plans may name columns or tables that a schema change altered). */
   async forget(): Promise<void> {
-    if (this.statements.size === 0) return;
-    this.statements.clear();
+    // Cleared under the statement lock: a statement prepared by a call that was waiting for the
+    // lock would otherwise stay in the map after `deallocate all` removed it from the server.
     await this.pg.runExclusive(async () => {
+      if (this.statements.size === 0) return;
+      this.statements.clear();
       await this.send(protocol.serialize.query('deallocate all'));
     });
+  }
+
+  /** Forgets one statement and closes it on the server (best effort: it may already be gone). */
+  private async drop(text: string, statement: Statement): Promise<void> {
+    if (this.statements.get(text) === statement) this.statements.delete(text);
+    try {
+      await this.send(protocol.serialize.close({ type: 'S', name: statement.name }));
+    } catch {
+      // Closing a statement the server does not have is harmless.
+    } finally {
+      await this.send(protocol.serialize.sync());
+    }
   }
 
   private async prepare(text: string): Promise<Statement> {
@@ -99,8 +116,25 @@ export class PreparedStatements {
   }
 }
 
-/** Postgres refuses to run a cached plan whose result columns a schema change altered (SQLSTATE 0A000). */
+/**
+ * A named statement the server refused before running it, so running it again, prepared afresh,
+ * is safe outside a transaction: a cached plan whose result columns a schema change altered
+ * (SQLSTATE 0A000), or a statement the server no longer has (26000).
+ */
 export function isStalePlan(err: unknown): boolean {
   const e = err as { code?: unknown; message?: unknown } | null;
+  if (e?.code === '26000') return true;
   return e?.code === '0A000' && typeof e.message === 'string' && e.message.includes('cached plan');
+}
+
+/**
+ * Errors after which a cached statement may no longer fit the schema: stale plans, statements
+ * the server lost, and class 42 (a column or table renamed or retyped under the statement's fixed
+ * parameter types). Dropping it costs one prepare on the next call; keeping it could fail every
+ * later call where the unnamed path would adapt. Outside a transaction the failed statement had
+ * no effect (it ran in its own implicit transaction), so it is run once more, prepared afresh.
+ */
+export function mayNotFitSchema(err: unknown): boolean {
+  const code = (err as { code?: unknown } | null)?.code;
+  return isStalePlan(err) || (typeof code === 'string' && (code.startsWith('42') || code.startsWith('26')));
 }

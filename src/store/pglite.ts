@@ -6,7 +6,7 @@ import v8 from 'node:v8';
 import { PGlite, types } from '@electric-sql/pglite';
 import { pg_trgm } from '@electric-sql/pglite/contrib/pg_trgm';
 import type { Db, Queryable, Row } from './db.js';
-import { isStalePlan, PreparedStatements } from './pglite-prepared.js';
+import { mayNotFitSchema, PreparedStatements } from './pglite-prepared.js';
 import { pgliteTemplate, seedDataDir } from './pglite-template.js';
 import { settleTransactionError, StoreError, translateDbError } from './errors.js';
 import type { ExecQueryable } from './migrate.js';
@@ -147,8 +147,9 @@ class PgliteDb implements Db {
       if (prepared) {
         // PGlite's own query takes its transaction lock too, so no statement runs inside another caller's transaction.
         const run = () => this.pg._runExclusiveTransaction(() => prepared.query<T>(text, params));
-        // Outside a transaction a stale plan can be retried: its statement is prepared again.
-        rows = await run().catch((err: unknown) => (isStalePlan(err) ? run() : Promise.reject(err)));
+        // Outside a transaction a statement that no longer fits the schema is run once more,
+        // prepared again (the failed run had no effect).
+        rows = await run().catch((err: unknown) => (mayNotFitSchema(err) ? run() : Promise.reject(err)));
         await this.pg.syncToFs();
       } else rows = (await this.pg.query<T>(text, params as unknown[])).rows;
       await yieldIfDue();

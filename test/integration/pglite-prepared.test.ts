@@ -130,3 +130,39 @@ test('a schema change that bypasses exec costs one failed statement at most, nev
   await named.query('alter table s add column b text');
   assert.deepEqual(await read(), [{ id: 1, a: 'x', b: null }]);
 });
+
+test('a column retyped through query() leaves no statement that fails every later call', async () => {
+  await named.exec('create table r (id int primary key, c int)');
+  const insert = (id: number, c: unknown) => named.query('insert into r (id, c) values ($1, $2)', [id, c]);
+  await insert(1, 5);
+  // The cached insert fixed $2 as int4; once c is jsonb its plan fails with 42804 (the unnamed path adapts).
+  await named.query('alter table r alter column c type jsonb using to_jsonb(c)');
+  await insert(2, 7);
+  await insert(3, { k: 'v' });
+  assert.deepEqual(await named.query('select id, c from r order by id'), [
+    { id: 1, c: 5 },
+    { id: 2, c: 7 },
+    { id: 3, c: { k: 'v' } },
+  ]);
+  // Inside a transaction the statement cannot be run again, but it is dropped: the next one works.
+  await named.query(`alter table r alter column c type int using case when jsonb_typeof(c) = 'number' then c::int else 0 end`);
+  const insertInTx = (id: number, c: unknown) => named.transaction((tx) => tx.query('insert into r (id, c) values ($1, $2)', [id, c]));
+  // The cached insert binds $2 as jsonb: 8 binds, and its plan fails on the int column (42804).
+  await assert.rejects(insertInTx(4, 8));
+  await insertInTx(4, 9);
+  assert.deepEqual(await named.query('select c from r order by id'), [{ c: 5 }, { c: 7 }, { c: 0 }, { c: 9 }]);
+});
+
+test('a statement the server no longer has is prepared again, not failed forever', async () => {
+  const sum = 'select $1::int + 1 as n';
+  assert.deepEqual(await named.query(sum, [41]), [{ n: 42 }]);
+  // Deallocated behind the cache's back (what `deallocate all` racing a waiting call did); the
+  // statement doing it is dropped too, so the second one is itself a statement the server lost.
+  await named.query('deallocate all');
+  assert.deepEqual(await named.query(sum, [41]), [{ n: 42 }]);
+  await named.query('deallocate all');
+  // Inside a transaction the lost statement fails once (the transaction cannot run it again); the next one works.
+  const inTx = () => named.transaction((tx) => tx.query(sum, [41]));
+  await assert.rejects(inTx());
+  assert.deepEqual(await inTx(), [{ n: 42 }]);
+});
