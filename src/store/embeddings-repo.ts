@@ -101,7 +101,11 @@ export async function writeEmbeddings(db: Db, writes: readonly EmbeddingWrite[],
   return lastSeq;
 }
 
-/** The upsert itself; the caller holds FEED_WRITE_LOCK and notifies. */
+/**
+ * The upsert itself; the caller holds FEED_WRITE_LOCK and notifies. A rewrite takes the position
+ * its proposed row already drew (`excluded.feed_seq`), not a second one: positions stay dense, so
+ * a replica applying its own rewrites from memory sees no gap that would send it to the feed.
+ */
 async function upsertVectors(tx: Queryable, writes: readonly EmbeddingWrite[]): Promise<Array<{ node_nid: number; space: string; feed_seq: number }>> {
   const spaces = [...new Set(writes.map((w) => w.space))];
   const models = [...new Set(writes.map((w) => w.modelId))];
@@ -120,7 +124,7 @@ async function upsertVectors(tx: Queryable, writes: readonly EmbeddingWrite[]): 
        from unnest($1::bigint[], $2::int[], $3::int[], $4::int[], $8::int[], $9::int[]) as w(nid, s, m, dim, off, len)
      on conflict (node_nid, space) do update
        set model_id = excluded.model_id, dim = excluded.dim, vector = excluded.vector,
-           feed_seq = nextval('embedding_feed_seq'), updated_at = now()
+           feed_seq = excluded.feed_seq, updated_at = now()
      returning node_nid, space, feed_seq`,
     [
       writes.map((w) => w.nid),
