@@ -137,6 +137,11 @@ export function renderSummary(r: Report): string {
     L.push('', `Bulk ingest through \`push\`: ${s.push ? `${f(s.push.per_s, 0)}/s` : 'not measured (hook in bench/load.ts: pushLoader)'}.`, '');
     for (const st of s.steps) {
       if (st.serve_start_s !== undefined) L.push(`\`serve\` on the ${k(st.size)} store listened after ${f(st.serve_start_s, 1)} s (index snapshots loaded).`, '');
+      if (st.stdio_first_call_s !== undefined)
+        L.push(
+          `A \`stdio\` client's first \`search\` on the ${k(st.size)} store answered after ${f(st.stdio_first_call_s, 1)} s (the store opens behind the early handshake).`,
+          '',
+        );
       if (st.mcp_error) L.push(`MCP stage at ${k(st.size)} failed: ${st.mcp_error.split('\n')[0]}`, '');
     }
     const conc = s.steps.filter((st) => st.read?.concurrency?.length);
