@@ -126,8 +126,9 @@ export function createVectorIndexes(opts: { logger?: Logger } = {}): VectorIndex
       return read({ op: 'search', space, query, k, among: [...opts.among] });
     },
 
-    async termIdf(space: SpaceId, termIds: readonly number[]) {
+    async termIdf(space: SpaceId, termIds: readonly number[], opts: { withReads?: boolean } = {}) {
       if (termIds.length === 0) return [];
+      if (opts.withReads) return read({ op: 'idf', space, termIds: [...termIds] });
       // Sent alone: a search waits for these statistics before it embeds the query, so their
       // answer must not wait for the searches issued with them.
       return run({ op: 'idf', space, termIds: [...termIds] });

@@ -66,8 +66,10 @@ export interface VectorIndexes {
   /**
    * The inverse document frequency of each term id in a sparse space, from its live statistics
    * (what BM25 weighs the term by); 0 for each id when the space is dense, empty or unknown.
+   * Sent alone by default, for a caller that waits on it before anything else; `withReads` sends
+   * it with the reads issued in the same turn (one message, its answer comes with theirs).
    */
-  termIdf(space: SpaceId, termIds: readonly number[]): Promise<number[]>;
+  termIdf(space: SpaceId, termIds: readonly number[], opts?: { withReads?: boolean }): Promise<number[]>;
   sizes(): Promise<Partial<Record<SpaceId, number>>>;
   /** Writes each space's files plus meta (specs + the feed position they reflect) into `dir`. */
   saveSnapshot(dir: string, feedSeq: number): Promise<void>;

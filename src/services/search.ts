@@ -195,7 +195,8 @@ export class SearchService {
         const kind = spaceById(s.space).index;
         if (kind === 'multi') return [s.name, MAXSIM_RAMP];
         if (kind !== 'sparse' || s.space === LEXICAL_SPACE) return null;
-        return [s.name, { kind: 'bm25', scale: bm25Scale(await this.deps.indexes.termIdf(s.space, [...unpackTerms(s.vector).ids])) }];
+        // With the candidate searches issued right below: one message to the index thread, not two.
+        return [s.name, { kind: 'bm25', scale: bm25Scale(await this.deps.indexes.termIdf(s.space, [...unpackTerms(s.vector).ids], { withReads: true })) }];
       }),
     );
     // Awaited after the candidates: a failure surfaces there, not as an unhandled rejection.

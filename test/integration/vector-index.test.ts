@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { keywordEmbed } from '../../src/embed/keyword.js';
+import { keywordEmbed, unpackTerms } from '../../src/embed/keyword.js';
 import { createVectorIndexes } from '../../src/index/usearch-host.js';
 import type { SpaceIndexSpec, VectorIndexes } from '../../src/index/vector-index.js';
 import { mulberry32 } from '../helpers/prng.js';
@@ -184,6 +184,20 @@ describe('vector indexes on a USearch worker thread', () => {
       assert.equal((await small.search('E2', c, 1))[0]!.key, 3);
       assert.deepEqual(
         (await small.search('E13', keywordEmbed('outage'), 5)).map((h) => h.key),
+        [3],
+      );
+      // Term statistics sent with the reads of the same turn answer as they do alone.
+      const ids = [...unpackTerms(keywordEmbed('billing outage friday nowhere')).ids];
+      const [alone, withReads, hits] = await Promise.all([
+        small.termIdf('E13', ids),
+        small.termIdf('E13', ids, { withReads: true }),
+        small.search('E13', keywordEmbed('billing'), 5),
+      ]);
+      assert.deepEqual(withReads, alone);
+      assert.equal(alone.length, ids.length);
+      assert.ok(alone.some((idf) => idf > 0));
+      assert.deepEqual(
+        hits.map((h) => h.key),
         [3],
       );
     } finally {
