@@ -117,24 +117,16 @@ export class PreparedStatements {
 }
 
 /**
- * A named statement the server refused before running it, so running it again, prepared afresh,
- * is safe outside a transaction: a cached plan whose result columns a schema change altered
- * (SQLSTATE 0A000), or a statement the server no longer has (26000).
- */
-export function isStalePlan(err: unknown): boolean {
-  const e = err as { code?: unknown; message?: unknown } | null;
-  if (e?.code === '26000') return true;
-  return e?.code === '0A000' && typeof e.message === 'string' && e.message.includes('cached plan');
-}
-
-/**
- * Errors after which a cached statement may no longer fit the schema: stale plans, statements
- * the server lost, and class 42 (a column or table renamed or retyped under the statement's fixed
+ * Errors after which a cached statement may no longer fit the schema: a cached plan whose result
+ * columns a schema change altered (0A000 "cached plan"), a statement the server no longer has
+ * (class 26), and class 42 (a column or table renamed or retyped under the statement's fixed
  * parameter types). Dropping it costs one prepare on the next call; keeping it could fail every
  * later call where the unnamed path would adapt. Outside a transaction the failed statement had
  * no effect (it ran in its own implicit transaction), so it is run once more, prepared afresh.
  */
 export function mayNotFitSchema(err: unknown): boolean {
-  const code = (err as { code?: unknown } | null)?.code;
-  return isStalePlan(err) || (typeof code === 'string' && (code.startsWith('42') || code.startsWith('26')));
+  const e = err as { code?: unknown; message?: unknown } | null;
+  if (typeof e?.code !== 'string') return false;
+  if (e.code === '0A000') return typeof e.message === 'string' && e.message.includes('cached plan');
+  return e.code.startsWith('42') || e.code.startsWith('26');
 }
