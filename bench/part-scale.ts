@@ -51,6 +51,7 @@ export interface ScaleResult {
 }
 
 async function queueIdle(app: App): Promise<void> {
+  await app.services.pendingVectors.settled();
   for (;;) {
     const c = await app.queue.counts();
     if (c.waiting + c.active === 0) return;

@@ -17,6 +17,7 @@ const { openBenchApp } = await from('bench/app.js');
 const { makeCorpus } = await from('bench/corpus.js');
 const app = await openBenchApp(dir, null);
 const idle = async () => {
+  await app.services.pendingVectors?.settled();
   for (;;) {
     const c = await app.queue.counts();
     if (c.waiting + c.active === 0) return;

@@ -7,7 +7,7 @@ import { IndexSync } from './index/sync.js';
 import { createVectorIndexes } from './index/usearch-host.js';
 import type { SpaceIndexSpec, VectorIndexes } from './index/vector-index.js';
 import { openQueue } from './jobs/open.js';
-import type { JobQueue } from './jobs/queue.js';
+import type { JobHandle, JobQueue } from './jobs/queue.js';
 import { logRingOf, type Logger } from './log.js';
 import { ChangeFeed } from './services/change-feed.js';
 import { systemClock, type Clock } from './services/clock.js';
@@ -47,6 +47,7 @@ import { MetaUtlService } from './services/cognition/meta-utl.js';
 import { ReadService } from './services/reads.js';
 import { ResourceReadService } from './services/resource-reads.js';
 import { SearchService } from './services/search.js';
+import { PendingVectors } from './services/pending-vectors.js';
 import { AdversarialService } from './services/diagnostics/adversarial.js';
 import { HomeostasisService } from './services/diagnostics/homeostasis.js';
 import { ManifestService } from './services/diagnostics/manifest.js';
@@ -135,9 +136,16 @@ export async function createApp(config: Config, logger: Logger, opts: { clock?: 
     // the embedder, indexes and store they use close. Closing the queue again later is a no-op.
     if (consumesJobs) closers.push(() => queue.close());
     const embedWaitMs = consumesJobs ? config.embedWaitMs : 0;
+    // Stores answer before their vectors; reads wait for them (bounded by embedWaitMs), and so
+    // does closing: the queue closes only once the vectors of every answered store are written.
+    const pendingVectors = new PendingVectors();
+    closers.push(async () => void (await pendingVectors.settled()));
     // Redis down at start: the outbox below re-enqueues new writes once it is back; the
-    // backlog of another model waits for the next start.
-    await enqueueEmbeddingBacklog({ db, queue, embedder, logger }).catch((err) => logger.warn({ err }, 'embedding backlog not queued'));
+    // backlog of another model waits for the next start. Stores a crash left without vectors are
+    // in the backlog: the first reads wait for them as they would have for the stores themselves.
+    const backlog: JobHandle[] = [];
+    await enqueueEmbeddingBacklog({ db, queue, embedder, logger }, { onQueued: (job) => backlog.push(job) }).catch((err) => logger.warn({ err }, 'embedding backlog not queued'));
+    if (embedWaitMs > 0 && backlog.length > 0) void pendingVectors.track(Promise.allSettled(backlog.map((job) => job.finished(embedWaitMs))).then(() => indexSync.pull()));
     await enqueueFingerprintBacklog({ db, queue, embedder, logger }).catch((err) => logger.warn({ err }, 'fingerprint backlog not queued'));
     const outbox = new EmbeddingOutbox({ db, queue, logger });
     outbox.start();
@@ -152,8 +160,8 @@ export async function createApp(config: Config, logger: Logger, opts: { clock?: 
     const signals = new SignalsService({ db, queue, logger, syncEvery: config.syncEvery });
     await signals.start();
     closers.push(() => signals.stop());
-    const search = new SearchService({ db, embedder, indexes, logger: logger.child({ component: 'retrieval' }), dynamics: signals });
-    const embedding = new EmbeddingScheduler({ db, embedder, queue, indexSync, logger, waitMs: embedWaitMs, autoEdges: config.autoEdges });
+    const search = new SearchService({ db, embedder, indexes, logger: logger.child({ component: 'retrieval' }), dynamics: signals, pending: pendingVectors });
+    const embedding = new EmbeddingScheduler({ db, embedder, queue, indexSync, logger, waitMs: embedWaitMs, autoEdges: config.autoEdges, pending: pendingVectors });
     const memory = new MemoryService({ db, embedding, logger: logger.child({ component: 'storage' }), search });
     const history = new HistoryService({ db, embedding, indexes, spaces: embedder.encoders().map((e) => e.space), logger });
     const entries = new EntriesService({ db, embedding });
@@ -184,6 +192,7 @@ export async function createApp(config: Config, logger: Logger, opts: { clock?: 
     const services: Services = {
       memory,
       search,
+      pendingVectors,
       changes,
       reads: new ReadService(db),
       resourceReads: new ResourceReadService(db),

@@ -80,7 +80,7 @@ const settings = {
   embedWaitMs: {
     env: 'CONTEXT_GRAPH_EMBED_WAIT_MS',
     flag: '--embed-wait-ms',
-    help: 'how long `store` waits for its embedding in embedded mode before answering',
+    help: 'embedded mode: how long a read waits for the vectors of stores that answered before them (and other writes for their own) before going on without',
     schema: z.coerce.number().int().min(0).max(60_000).default(2_000),
   },
   jobWaitMs: {

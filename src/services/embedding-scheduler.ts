@@ -5,6 +5,7 @@ import { enqueueJob } from '../jobs/define.js';
 import type { JobHandle, JobQueue } from '../jobs/queue.js';
 import type { Logger } from '../log.js';
 import type { Db } from '../store/db.js';
+import type { PendingVectors } from './pending-vectors.js';
 import { writeEmbeddings, type EmbeddingWrite } from '../store/embeddings-repo.js';
 import { nodesByNid } from '../store/nodes-repo.js';
 import type { TxChange } from '../store/tx-log.js';
@@ -26,6 +27,11 @@ export interface ScheduledEmbedding {
   keywordSearchable: boolean;
   /** The embed job, or null when the queue was unavailable (the outbox re-enqueues it once it is back). */
   jobId: string | null;
+  /**
+   * A write that answered before its vectors (`answerFirst`): settles once they are in this
+   * process's indexes or the wait gave up. Absent when the write waited, or did not wait at all.
+   */
+  indexed?: Promise<void>;
 }
 
 /**
@@ -48,17 +54,21 @@ export class EmbeddingScheduler {
       waitMs: number;
       /** Enqueue the automatic-edge job (link) after each write; on unless configured off. */
       autoEdges?: boolean;
+      /** Where a write that answers before its vectors (`answerFirst`) is tracked for this process's reads. */
+      pending?: PendingVectors;
     },
   ) {}
 
   /**
    * Call after committing nodes whose embedding text is new or changed. Embedded mode waits
-   * (bounded) so the next query sees the vectors. A failure here only delays embedding (the
-   * outbox dispatcher retries), so it never turns an acknowledged write into an error.
+   * (bounded) so the next query sees the vectors; with `answerFirst` the write answers once the
+   * job is queued and this process's reads wait for the vectors instead (`PendingVectors`). A
+   * failure here only delays embedding (the outbox dispatcher retries), so it never turns an
+   * acknowledged write into an error.
    */
   async schedule(
     nodes: ReadonlyArray<{ nid: number; version: number; id: string; project_id: string }>,
-    opts: { wait?: boolean; keywordWritten?: boolean; background?: boolean } = {},
+    opts: { wait?: boolean; keywordWritten?: boolean; background?: boolean; answerFirst?: boolean } = {},
   ): Promise<ScheduledEmbedding> {
     if (nodes.length === 0) return { searchable: true, keywordSearchable: true, jobId: null };
     const nids = nodes.map((n) => n.nid);
@@ -88,11 +98,15 @@ export class EmbeddingScheduler {
           else await sync.pull();
         });
         // Whether in time or not, the follow-ups start after the vectors (the write answers first).
-        void done
+        const followUps = done
           .catch(() => handle.finished())
           .catch(() => undefined)
           .then(() => this.enqueueFollowUps(nodes, { fingerprints: true, delayMs: FOLLOW_UP_DELAY_MS }))
           .catch((err) => this.deps.logger.warn({ err }, 'follow-up jobs not queued; the fingerprints are queued again at start-up'));
+        const pending = opts.answerFirst ? this.deps.pending : undefined;
+        // In time, a write is settled once its follow-ups are queued too (what it set off is then
+        // all in the queue); past the wait, at once.
+        if (pending) return { searchable: true, keywordSearchable: true, jobId, indexed: pending.track(done.then(() => followUps)) };
         await done;
         return { searchable: true, keywordSearchable: true, jobId };
       }

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import type { Embedder } from '../embed/embedder.js';
 import { defineJob, enqueueJob, type JobHandlerContext } from '../jobs/define.js';
-import type { JobQueue } from '../jobs/queue.js';
+import type { JobHandle, JobQueue } from '../jobs/queue.js';
 import type { Logger } from '../log.js';
 import type { Db } from '../store/db.js';
 import { writeEmbeddings, type EmbeddingWrite } from '../store/embeddings-repo.js';
@@ -147,7 +147,11 @@ export function embedJobId(nids: readonly number[], version: number | string = 1
  * Enqueues embedding for live nodes that lack a vector from the active model of a space: writes
  * whose job was lost (a crash of the in-process queue) and memories stored under another model.
  */
-export async function enqueueEmbeddingBacklog(deps: { db: Db; queue: JobQueue; embedder: Embedder; logger: Logger }, batch = 256): Promise<number> {
+export async function enqueueEmbeddingBacklog(
+  deps: { db: Db; queue: JobQueue; embedder: Embedder; logger: Logger },
+  opts: { batch?: number; onQueued?: (job: JobHandle) => void } = {},
+): Promise<number> {
+  const batch = opts.batch ?? 256;
   const missing = new Set<number>();
   for (const enc of deps.embedder.encoders()) {
     let after = 0;
@@ -161,7 +165,7 @@ export async function enqueueEmbeddingBacklog(deps: { db: Db; queue: JobQueue; e
   const all = [...missing].sort((a, b) => a - b);
   for (let i = 0; i < all.length; i += batch) {
     const chunk = all.slice(i, i + batch);
-    await enqueueJob(deps.queue, embedJob, { nids: chunk }, { jobId: embedJobId(chunk, 'backlog') });
+    opts.onQueued?.(await enqueueJob(deps.queue, embedJob, { nids: chunk }, { jobId: embedJobId(chunk, 'backlog') }));
   }
   if (all.length > 0) deps.logger.info({ nodes: all.length }, 'queued embedding backlog');
   return all.length;

@@ -17,6 +17,7 @@ import type { NavigationService } from './navigation/navigation.js';
 import type { ReadService } from './reads.js';
 import type { RetrievalLog } from './retrieval-log.js';
 import type { ResourceReadService } from './resource-reads.js';
+import type { PendingVectors } from './pending-vectors.js';
 import type { SearchService } from './search.js';
 import type { SignalsService } from './signals/signals.js';
 import type { TeleologyService } from './teleology.js';
@@ -50,6 +51,8 @@ export interface Services {
   graph: GraphService;
   history: HistoryService;
   search: SearchService;
+  /** Stores that answered before their vectors reached this process's indexes; tool calls wait for them (invoke.ts). */
+  pendingVectors: PendingVectors;
   reads: ReadService;
   /** Snapshot reads behind the resources (as of a transaction, keyset-paged) and completions. */
   resourceReads: ResourceReadService;

@@ -42,6 +42,13 @@ export interface StoreMemoryResult {
 export const NEAR_DUPLICATE_SIMILARITY = 0.9;
 
 export class MemoryService {
+  /**
+   * E1 vectors of stores that answered before their vectors reached the index, by nid: the next
+   * store's near-duplicate check compares them directly, so a burst of stores still reports
+   * the copies it holds.
+   */
+  private readonly unindexed = new Map<number, { projectId: string; collection: string; vector: Float32Array }>();
+
   constructor(
     private readonly deps: {
       db: Db;
@@ -68,6 +75,12 @@ export class MemoryService {
       valid_from: input.valid_from ?? null,
       valid_to: input.valid_to ?? null,
     });
+    // The duplicate check's vector is a function of the text alone: it is made on the embedding
+    // pool while the write commits.
+    const duplicateVector = this.deps.search?.duplicateVector(input.content).catch((err: unknown) => {
+      this.deps.logger.debug({ err }, 'near-duplicate check skipped');
+      return null;
+    });
     const { result: node, txId } = await writeTransaction(db, 'store', { actor, rationale: input.rationale ?? null }, async (tx, log) => {
       await requireCollection(tx, input.project_id, fields.collection ?? DEFAULT_COLLECTION);
       const node = await insertNode(tx, fields);
@@ -75,9 +88,15 @@ export class MemoryService {
       return node;
     });
     this.deps.logger.info({ id: node.id, project: node.project_id, tx_id: txId, actor, chars: node.content.length }, 'memory stored');
-    // The duplicate check embeds the text itself and leaves out this node: it need not wait for
-    // the node's own vectors, so it runs while the embed job does.
-    const [{ searchable, keywordSearchable, jobId: embeddingJobId }, possibleDuplicates] = await Promise.all([this.deps.embedding.schedule([node]), this.duplicatesOf(node)]);
+    // The write answers once its embed job is queued: this process's searches wait for the
+    // vectors instead (PendingVectors), so back-to-back stores do not wait for each other's.
+    const scheduled = this.deps.embedding.schedule([node], { answerFirst: true });
+    const vector = (await duplicateVector) ?? null;
+    const [{ searchable, keywordSearchable, jobId: embeddingJobId, indexed }, possibleDuplicates] = await Promise.all([scheduled, this.duplicatesOf(node, vector)]);
+    if (indexed && vector) {
+      this.unindexed.set(node.nid, { projectId: node.project_id, collection: node.collection, vector });
+      void indexed.then(() => this.unindexed.delete(node.nid));
+    }
     return { replayed: false, node, txId, searchable, keywordSearchable, embeddingJobId, possibleDuplicates };
   }
 
@@ -97,18 +116,20 @@ export class MemoryService {
    * Reported, never acted on: the agent decides whether to merge, supersede or keep both
    * (silent dedupe loses facts that differ only in a number, which embeddings barely see).
    */
-  private async duplicatesOf(node: NodeRecord): Promise<StoreMemoryResult['possibleDuplicates']> {
+  private async duplicatesOf(node: NodeRecord, vector: Float32Array | null): Promise<StoreMemoryResult['possibleDuplicates']> {
     const exact = (await liveNodesByHash(this.deps.db, node.project_id, [node.content_hash], node.collection)).filter((n) => n.nid !== node.nid);
     const seen = new Set(exact.map((n) => n.id));
     const out: StoreMemoryResult['possibleDuplicates'] = exact.slice(0, 5).map((n) => ({ id: n.id, score: 1, match: 'exact' as const }));
-    if (this.deps.search) {
+    if (this.deps.search && vector) {
       try {
-        const near = await this.deps.search.nearDuplicates(node.content, {
+        const unindexed = [...this.unindexed].filter(([, u]) => u.projectId === node.project_id && u.collection === node.collection).map(([nid, u]) => ({ nid, vector: u.vector }));
+        const near = await this.deps.search.nearDuplicatesOf(vector, {
           projectId: node.project_id,
           collection: node.collection,
           excludeNid: node.nid,
           minSimilarity: NEAR_DUPLICATE_SIMILARITY,
           limit: 3,
+          unindexed,
         });
         for (const n of near) if (!seen.has(n.node.id)) out.push({ id: n.node.id, score: Math.round(n.similarity * 1000) / 1000, match: 'near' });
       } catch (err) {

@@ -5,11 +5,13 @@ import { LEXICAL_SIGNAL, LEXICAL_SPACE, signalWeights, spaceById } from '../embe
 import type { SpaceId } from '../embed/types.js';
 import type { VectorHit, VectorIndexes } from '../index/vector-index.js';
 import type { Db } from '../store/db.js';
+import type { PendingVectors } from './pending-vectors.js';
 import { nodesByNid, type NodeRecord } from '../store/nodes-repo.js';
 import { filteredCandidates, hasFacetFilters, unfilteredCandidates, type SearchFilters, type SignalQuery } from './candidates.js';
 import { cueFactor, isWhenQuestion, questionWords, withNeighbours } from './context-ranking.js';
 import { fuseScores, matchStrength, MAXSIM_FLOOR, MAXSIM_RAMP, type RankedSignal, type Yardstick } from './fusion.js';
 import { mmrOrder } from './mmr.js';
+import { duplicateVector, nearDuplicatesOf, type NearDuplicate, type NearDuplicateQuery } from './near-duplicates.js';
 import { bm25Scale, queryTermStats } from './query-weights.js';
 
 export { hasFacetFilters, type SearchFilters } from './candidates.js';
@@ -153,9 +155,21 @@ async function withRows(db: Db, rows: Map<number, NodeRecord>, nids: readonly nu
  * match strength and thresholded.
  */
 export class SearchService {
-  constructor(private readonly deps: { db: Db; embedder: Embedder; indexes: VectorIndexes; logger?: Logger | undefined; dynamics?: RetrievalDynamics | undefined }) {}
+  constructor(
+    private readonly deps: {
+      db: Db;
+      embedder: Embedder;
+      indexes: VectorIndexes;
+      logger?: Logger | undefined;
+      dynamics?: RetrievalDynamics | undefined;
+      /** Stores that answered before their vectors: a search waits for them, so it finds what was stored before it. */
+      pending?: PendingVectors | undefined;
+    },
+  ) {}
 
   async hybrid(q: HybridQuery): Promise<HybridResult> {
+    const inFlight = this.deps.pending?.settled();
+    if (inFlight) await inFlight;
     const now = Date.now();
     const weights = q.weights ?? this.deps.dynamics?.fusionWeights(now) ?? SIGNAL_WEIGHTS;
     const want = Math.min(MAX_CANDIDATES, Math.max(MIN_CANDIDATES, q.limit * 10));
@@ -306,32 +320,13 @@ export class SearchService {
     return { hits, matched, signalTop };
   }
 
-  /**
-   * Near duplicates of a text by E1 cosine within one project (and collection): what `store` reports as
-   * possible_duplicates. Cheap (one embedding, one index probe), so it runs on every store.
-   */
-  async nearDuplicates(
-    text: string,
-    opts: { projectId: string; collection?: string | undefined; excludeNid: number; minSimilarity: number; limit: number },
-  ): Promise<Array<{ node: NodeRecord; similarity: number }>> {
-    const space: SpaceId = 'E1';
-    if (!this.deps.embedder.encoders().some((e) => e.space === space)) return [];
-    const [vector] = (await this.deps.embedder.embed([text], [space])).get(space) ?? [];
-    if (!vector) return [];
-    // One more than asked: the new node itself is usually its own nearest neighbour.
-    const { lists } = await filteredCandidates(this.deps, [{ name: space, space, vector }], { projectId: opts.projectId, collection: opts.collection }, opts.limit + 1);
-    const hits = lists[0]!.filter((h) => h.key !== opts.excludeNid && h.similarity >= opts.minSimilarity).slice(0, opts.limit);
-    const rows = new Map(
-      (
-        await nodesByNid(
-          this.deps.db,
-          hits.map((h) => h.key),
-        )
-      ).map((n) => [n.nid, n]),
-    );
-    return hits.flatMap((h) => {
-      const node = rows.get(h.key);
-      return node ? [{ node, similarity: h.similarity }] : [];
-    });
+  /** The E1 vector near duplicates are judged by (null without an E1 encoder). */
+  duplicateVector(text: string): Promise<Float32Array | null> {
+    return duplicateVector(this.deps, text);
+  }
+
+  /** Near duplicates of an E1 vector within one project (and collection): what `store` reports as possible_duplicates. */
+  nearDuplicatesOf(vector: Float32Array, opts: NearDuplicateQuery): Promise<NearDuplicate[]> {
+    return nearDuplicatesOf(this.deps, vector, opts);
   }
 }

@@ -73,6 +73,8 @@ describe('curation with a moving clock, MCP sampling and the merge job', () => {
   test('restore_from_hash puts back the exact vectors without embedding again, in every index at once; past the window the sweep drops them', async () => {
     const client = await connect();
     const stored = await ok(client, 'store', { content: 'The tide clock in the harbour office runs eleven minutes fast.' });
+    // The store answered before its vectors; what follows reads them from the tables and indexes directly.
+    await app.services.pendingVectors.settled();
     const nid = (await app.db.query<{ nid: number }>(`select nid from nodes where id = $1`, [stored.id]))[0]!.nid;
     const vectors = async () =>
       (

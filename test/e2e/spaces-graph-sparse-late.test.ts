@@ -31,7 +31,12 @@ describe('spaces E6 (expansion), E8 (graph) and E12 (late interaction)', () => {
     await dir.remove();
   });
 
-  const store = async (content: string, project: string) => (await app.services.memory.store({ content, project_id: project, memory_type: 'semantic' })).node;
+  // A store answers before its vectors; these tests read the stored vectors themselves, so they wait for them.
+  const store = async (content: string, project: string) => {
+    const { node } = await app.services.memory.store({ content, project_id: project, memory_type: 'semantic' });
+    await app.services.pendingVectors.settled();
+    return node;
+  };
   const search = (text: string, project: string, weights?: Record<string, number>) => app.services.search.hybrid({ text, limit: 10, projectId: project, weights });
 
   test('E6: a query word that only a GloVe neighbour of the memory’s word shares ranks the memory', async () => {

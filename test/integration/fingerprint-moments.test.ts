@@ -13,6 +13,8 @@ import { tempDir } from '../helpers/cli.js';
 let dir: Awaited<ReturnType<typeof tempDir>>;
 let app: App;
 const settled = async () => {
+  // Stores answer before their vectors, and queue their fingerprint job once those are in.
+  await app.services.pendingVectors.settled();
   for (let tries = 0; ; tries++) {
     const c = await app.queue.counts();
     if (c.waiting + c.active === 0) return;

@@ -9,14 +9,16 @@ import { useInProcessApp } from '../helpers/in-memory.js';
 const env = useInProcessApp('hard-delete-index', ['curation']);
 const call = env.call;
 
-/** Keys per space in this process's indexes, once the replica has read the whole feed. */
+/** Keys per space in this process's indexes, once stores that answered have their vectors in and the replica has read the whole feed. */
 async function indexSizes(): Promise<Partial<Record<string, number>>> {
+  await env.app.services.pendingVectors.settled();
   await env.app.indexSync.pull();
   return env.app.indexes.sizes();
 }
 
 /** Whether the memory's nid is still a key of every space (true), of none (false). */
 async function indexed(id: string): Promise<boolean> {
+  await env.app.services.pendingVectors.settled();
   const [row] = await env.app.db.query<{ nid: number }>(`select nid from nodes where id = $1`, [id]);
   const nid = row?.nid;
   const [vector] = (await env.app.embedder.embed(['The quarterly audit binder is kept in cabinet seven.'], ['E1'])).get('E1')!;

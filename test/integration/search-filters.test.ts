@@ -201,7 +201,7 @@ function suite(name: string, harness: () => Promise<Harness>, skip: string | fal
     test('near duplicates are looked for inside the project however crowded the store is', async () => {
       const tiny = nidOf((r) => r.project === 'tiny');
       const text = rows.find((r) => r.project === 'tiny')!.content;
-      const near = await search.nearDuplicates(text, { projectId: 'tiny', excludeNid: -1, minSimilarity: 0.9, limit: 3 });
+      const near = await search.nearDuplicatesOf((await search.duplicateVector(text))!, { projectId: 'tiny', excludeNid: -1, minSimilarity: 0.9, limit: 3 });
       assert.deepEqual(
         near.map((n) => n.node.nid),
         [tiny],

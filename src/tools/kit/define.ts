@@ -43,6 +43,12 @@ export interface ToolDef<I extends z.ZodType<Record<string, unknown>> = z.ZodObj
    * (or, for an idempotent tool, runs again).
    */
   replay?(write: { txId: number; entityId: string }, ctx: ToolContext): Promise<z.output<O> | null>;
+  /**
+   * false for a tool whose answer never depends on vectors still on their way to the indexes
+   * (`store`: a burst of stores does not wait for each other's vectors). Every other tool starts
+   * once the stores answered before it have their vectors in this process's indexes (invoke.ts).
+   */
+  awaitsPendingVectors?: false;
 }
 
 /** A tool of any schemas, as lists hold them (method parameters are bivariant, so every tool fits). */

@@ -30,7 +30,7 @@ const output = z.object({
   memory_type: memoryTypeField,
   content_hash: z.string(),
   created_at: isoDate,
-  searchable: z.boolean().describe('Every vector indexed: all search signals find it.'),
+  searchable: z.boolean().describe('Every search signal finds it from now on (a search in this server waits for vectors still being indexed, up to embed-wait-ms).'),
   keyword_searchable: z.boolean().describe('Keyword search finds it now.'),
   replayed: z.boolean().describe('An earlier call with this idempotency_key made the write; nothing was written now.'),
   embedding_job_id: z.string().nullable().describe('null: the queue was down; the embedding is owed durably and queued once it is back.'),
@@ -77,6 +77,7 @@ Advanced: {"content": "Alice prefers async stand-ups on Mondays.", "memory_type"
   annotations: WRITE,
   input,
   output,
+  awaitsPendingVectors: false,
   async handler(args, ctx) {
     const r = await ctx.services.memory.store(args, ctx.actor);
     await ctx.services.navigation.recordAccess(ctx, [r.node]);
