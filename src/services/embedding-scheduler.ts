@@ -20,12 +20,24 @@ import { enqueueLinks } from './navigation/link-job.js';
  */
 export const FOLLOW_UP_DELAY_MS = 250;
 
+/**
+ * How long a burst of answer-first writes gathers before its embed job is queued (unless a read
+ * waits for it, or it is full): one job then carries several writes' vectors in one transaction,
+ * one encoding task and one index batch.
+ */
+const BURST_GATHER_MS = 20;
+const BURST_MAX = 3;
+
 export interface ScheduledEmbedding {
   /** True once every vector is in this process's indexes: every search signal finds the nodes. */
   searchable: boolean;
   /** True once the keyword (BM25) signal finds the nodes, which never waits for a job. */
   keywordSearchable: boolean;
-  /** The embed job, or null when the queue was unavailable (the outbox re-enqueues it once it is back). */
+  /**
+   * The embed job, or null when the queue was unavailable (the outbox re-enqueues it once it is
+   * back). A store that joined a burst (`joinBurst`) shares the burst's job, queued once the job
+   * before it ends.
+   */
   jobId: string | null;
   /**
    * A write that answered before its vectors (`answerFirst`): settles once they are in this
@@ -40,7 +52,17 @@ export interface ScheduledEmbedding {
  * batch, with an idempotent id per (nodes, versions), plus the keyword vectors written here
  * and now, so keyword search never waits for the queue or a worker.
  */
+type WrittenNode = { nid: number; version: number; id: string; project_id: string };
+
 export class EmbeddingScheduler {
+  /** Answer-first writes made while an answer-first embed job runs: the next job, queued when it ends. */
+  private burst: { nodes: WrittenNode[]; jobId: string; since: number; indexed: Promise<void>; settle: (run: Promise<void>) => void } | null = null;
+  private burstRunning = false;
+  /** Set while the gathering burst waits out BURST_GATHER_MS with no job running. */
+  private gathering: NodeJS.Timeout | null = null;
+  /** A reader waits for the gathering burst: it is queued as soon as no job runs. */
+  private burstWanted = false;
+
   constructor(
     private readonly deps: {
       queue: JobQueue;
@@ -57,7 +79,9 @@ export class EmbeddingScheduler {
       /** Where a write that answers before its vectors (`answerFirst`) is tracked for this process's reads. */
       pending?: PendingVectors;
     },
-  ) {}
+  ) {
+    deps.pending?.onAwaited(() => this.flushBurst());
+  }
 
   /**
    * Call after committing nodes whose embedding text is new or changed. Embedded mode waits
@@ -66,10 +90,7 @@ export class EmbeddingScheduler {
    * failure here only delays embedding (the outbox dispatcher retries), so it never turns an
    * acknowledged write into an error.
    */
-  async schedule(
-    nodes: ReadonlyArray<{ nid: number; version: number; id: string; project_id: string }>,
-    opts: { wait?: boolean; keywordWritten?: boolean; background?: boolean; answerFirst?: boolean } = {},
-  ): Promise<ScheduledEmbedding> {
+  async schedule(nodes: readonly WrittenNode[], opts: { wait?: boolean; keywordWritten?: boolean; background?: boolean; answerFirst?: boolean } = {}): Promise<ScheduledEmbedding> {
     if (nodes.length === 0) return { searchable: true, keywordSearchable: true, jobId: null };
     const nids = nodes.map((n) => n.nid);
     let jobId: string | null = null;
@@ -77,6 +98,10 @@ export class EmbeddingScheduler {
     // before the job is queued, so the answer never waits behind the job on the connection.
     const keyword = opts.keywordWritten && opts.wait === false ? await this.refresh().catch(() => false) : null;
     const waits = (opts.wait ?? true) && this.deps.waitMs > 0 && this.deps.indexSync !== null;
+    const pending = waits && opts.answerFirst ? this.deps.pending : undefined;
+    if (pending && this.burstRunning) return this.joinBurst(nodes, pending);
+    // Set before the job is queued: a write made meanwhile joins the burst rather than queueing its own.
+    if (pending) this.burstRunning = true;
     try {
       // A write that waits for its vectors queues the follow-up jobs (fingerprints, edges) itself
       // once its vectors are in the index: queued by the embed job they would run beside the index
@@ -91,29 +116,119 @@ export class EmbeddingScheduler {
         // Edges follow in the background; the write never waits for them.
         await this.enqueueFollowUps(nodes, { fingerprints: false, delayMs: 0 });
       } else {
-        // The job's own position, when it says: its vectors, written in this process, need no feed read.
-        const sync = this.deps.indexSync!;
-        const done = handle.finished(this.deps.waitMs).then(async (r) => {
-          if (r.feed_seq) await sync.reach(r.feed_seq);
-          else await sync.pull();
-        });
-        // Whether in time or not, the follow-ups start after the vectors (the write answers first).
-        const followUps = done
-          .catch(() => handle.finished())
-          .catch(() => undefined)
-          .then(() => this.enqueueFollowUps(nodes, { fingerprints: true, delayMs: FOLLOW_UP_DELAY_MS }))
-          .catch((err) => this.deps.logger.warn({ err }, 'follow-up jobs not queued; the fingerprints are queued again at start-up'));
-        const pending = opts.answerFirst ? this.deps.pending : undefined;
-        // In time, a write is settled once its follow-ups are queued too (what it set off is then
-        // all in the queue); past the wait, at once.
-        if (pending) return { searchable: true, keywordSearchable: true, jobId, indexed: pending.track(done.then(() => followUps)) };
+        const { done, followUps } = this.followJob(handle, nodes);
+        if (pending) {
+          // Answer-first writes that come while this job runs share the next one (joinBurst).
+          void handle
+            .finished(this.deps.waitMs)
+            .catch(() => undefined)
+            .then(() => this.nextBurst(pending));
+          // In time, a write is settled once its follow-ups are queued too (what it set off is
+          // then all in the queue); past the wait, at once.
+          return { searchable: true, keywordSearchable: true, jobId, indexed: pending.track(done.then(() => followUps)) };
+        }
         await done;
         return { searchable: true, keywordSearchable: true, jobId };
       }
     } catch (err) {
       this.deps.logger.warn({ err, ids: nodes.map((n) => n.id) }, 'embedding not ready in time; it continues in the background');
+      if (pending) this.nextBurst(pending);
     }
     return { searchable: false, keywordSearchable: keyword ?? (await this.writeKeywordVectors(nids)), jobId };
+  }
+
+  /**
+   * A waited embed job's vectors in this process's indexes (`done`, bounded by waitMs), and its
+   * follow-up jobs queued after them, whether in time or not.
+   */
+  private followJob(handle: JobHandle<{ feed_seq?: number | undefined }>, nodes: readonly WrittenNode[]): { done: Promise<void>; followUps: Promise<void> } {
+    // The job's own position, when it says: its vectors, written in this process, need no feed read.
+    const sync = this.deps.indexSync!;
+    const done = handle.finished(this.deps.waitMs).then(async (r) => {
+      if (r.feed_seq) await sync.reach(r.feed_seq);
+      else await sync.pull();
+    });
+    const followUps = done
+      .catch(() => handle.finished())
+      .catch(() => undefined)
+      .then(() => this.enqueueFollowUps(nodes, { fingerprints: true, delayMs: FOLLOW_UP_DELAY_MS }))
+      .catch((err) => this.deps.logger.warn({ err }, 'follow-up jobs not queued; the fingerprints are queued again at start-up'));
+    return { done, followUps };
+  }
+
+  /**
+   * An answer-first write made while an answer-first embed job runs: it joins the burst that
+   * will be one job once that one ends, so a run of stores shares one vector transaction, one
+   * encoding task and one index batch instead of one each. Its job id is the burst's, queued a
+   * moment later.
+   */
+  private joinBurst(nodes: readonly WrittenNode[], pending: PendingVectors): ScheduledEmbedding {
+    if (!this.burst) {
+      let settle!: (run: Promise<void>) => void;
+      const indexed = new Promise<void>((resolve, reject) => (settle = (run) => void run.then(resolve, reject)));
+      const first = nodes[0]!;
+      this.burst = { nodes: [], jobId: `embed-${first.nid}-v${first.version}-burst`, since: performance.now(), indexed, settle };
+    }
+    const burst = this.burst;
+    burst.nodes.push(...nodes);
+    if (burst.nodes.length >= BURST_MAX) this.flushBurst();
+    return { searchable: true, keywordSearchable: true, jobId: burst.jobId, indexed: pending.track(burst.indexed) };
+  }
+
+  /**
+   * Once the last answer-first job ended: queues the burst gathered meanwhile, after letting it
+   * gather for up to BURST_GATHER_MS unless a reader waits or it is full; with none, notes that
+   * no job runs now.
+   */
+  private nextBurst(pending: PendingVectors): void {
+    const burst = this.burst;
+    if (!burst) {
+      this.burstRunning = false;
+      return;
+    }
+    const wait = burst.since + BURST_GATHER_MS - performance.now();
+    if (!this.burstWanted && wait > 0 && burst.nodes.length < BURST_MAX) {
+      this.gathering = setTimeout(() => {
+        this.gathering = null;
+        this.nextBurst(pending);
+      }, wait);
+      return;
+    }
+    this.burst = null;
+    this.burstWanted = false;
+    burst.settle(this.queueBurst(burst, pending));
+  }
+
+  /** A reader waits (or the burst is full): the burst goes as soon as no answer-first job runs. */
+  private flushBurst(): void {
+    if (!this.burst) return;
+    this.burstWanted = true;
+    if (this.gathering) {
+      clearTimeout(this.gathering);
+      this.gathering = null;
+      this.nextBurst(this.deps.pending!);
+    }
+  }
+
+  private async queueBurst(burst: { nodes: WrittenNode[]; jobId: string }, pending: PendingVectors): Promise<void> {
+    const nids = burst.nodes.map((n) => n.nid);
+    let handle: JobHandle<{ feed_seq?: number | undefined }>;
+    try {
+      handle = await enqueueJob(this.deps.queue, embedJob, { nids, defer_fingerprints: true }, { jobId: burst.jobId });
+    } catch (err) {
+      // The debt is in the outbox, which queues it again once the queue is back; keyword search finds them meanwhile.
+      this.burstRunning = false;
+      this.deps.logger.warn({ err, nodes: nids.length }, 'embedding not queued; the outbox re-enqueues it');
+      await this.writeKeywordVectors(nids);
+      return;
+    }
+    void handle
+      .finished(this.deps.waitMs)
+      .catch(() => undefined)
+      .then(() => this.nextBurst(pending));
+    const { done, followUps } = this.followJob(handle, burst.nodes);
+    await done;
+    await followUps;
   }
 
   /**

@@ -7,6 +7,12 @@
  */
 export class PendingVectors {
   private readonly inFlight = new Set<Promise<void>>();
+  private readonly wakers: Array<() => void> = [];
+
+  /** `wake` runs whenever a reader waits: a writer holding vectors back to batch them sends them at once. */
+  onAwaited(wake: () => void): void {
+    this.wakers.push(wake);
+  }
 
   /**
    * Tracks a write's vectors until `done` settles (fulfilled or not: a job that fails or runs
@@ -29,6 +35,7 @@ export class PendingVectors {
    */
   settled(): Promise<void> | null {
     if (this.inFlight.size === 0) return null;
+    for (const wake of this.wakers) wake();
     return Promise.all(this.inFlight).then(() => undefined);
   }
 

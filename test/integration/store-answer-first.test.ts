@@ -65,4 +65,27 @@ describe('store answers before its vectors', () => {
       releaseJobs();
     }
   });
+
+  test('stores made while an embed job runs share the next one, which a search sends at once', async () => {
+    // The earlier tests' jobs are over, so the first store below queues a job of its own.
+    await used.app.services.pendingVectors.settled();
+    await sleep(100);
+    const releaseJobs = holdEmbedJobs();
+    try {
+      const project = 'answer-first-burst';
+      const first = await call('store', { content: 'Burst test: the ferry to the island leaves at seven.', project_id: project });
+      const second = await call('store', { content: 'Burst test: the bakery by the pier opens at six.', project_id: project });
+      const third = await call('store', { content: 'Burst test: the lighthouse museum closes on Mondays.', project_id: project });
+      assert.notEqual(second.embedding_job_id, first.embedding_job_id);
+      assert.equal(third.embedding_job_id, second.embedding_job_id, 'one job for the stores made while the first one ran');
+      const search = call('search', { query_text: 'when does the museum close', project_id: project, limit: 1 });
+      releaseJobs();
+      // Well inside the 20 ms a burst may gather for: the waiting search sends it at once.
+      const found = await search;
+      assert.equal(found.hits[0]?.id, third.id, JSON.stringify(found.hits));
+      assert.equal(used.app.services.pendingVectors.size, 0);
+    } finally {
+      releaseJobs();
+    }
+  });
 });
