@@ -64,64 +64,64 @@ const RULES_LIST: readonly Rule[] = [
     weight: 0.9,
     re: new RegExp(
       String.raw`\b(?:ignore|disregard|forget|override|bypass|skip|drop|abandon|discard|ignorez|ignora|ignorar|vergiss|ignoriere|oublie[zr]?)\b[\s\w,'’]{0,24}?\b${EARLIER}\b[\s\w,'’]{0,16}?\b${RULES}`,
-      'giu',
+      'gi',
     ),
   },
   {
     signal: 'instruction_override',
     weight: 0.85,
-    re: new RegExp(String.raw`\b(?:ignore|disregard|bypass|forget|override)\s+(?:all\s+|any\s+)?(?:your|the)\s+(?:own\s+)?${RULES}`, 'giu'),
+    re: new RegExp(String.raw`\b(?:ignore|disregard|bypass|forget|override)\s+(?:all\s+|any\s+)?(?:your|the)\s+(?:own\s+)?${RULES}`, 'gi'),
   },
-  { signal: 'instruction_override', weight: 0.8, re: /\b(?:forget|ignore|disregard)\s+(?:everything|all)\s+(?:above|before|prior|previously|you were told)\b/giu },
-  { signal: 'instruction_override', weight: 0.6, re: /\b(?:ignore|disregard)\s+(?:what|anything|everything)\s+you\s+(?:were|have been)\s+told\b/giu },
+  { signal: 'instruction_override', weight: 0.8, re: /\b(?:forget|ignore|disregard)\s+(?:everything|all)\s+(?:above|before|prior|previously|you were told)\b/gi },
+  { signal: 'instruction_override', weight: 0.6, re: /\b(?:ignore|disregard)\s+(?:what|anything|everything)\s+you\s+(?:were|have been)\s+told\b/gi },
   {
     signal: 'instruction_override',
     weight: 0.8,
     re: new RegExp(
       String.raw`\b(?:previous|prior|earlier|old|your)\s+${RULES}\s+(?:no longer apply|are (?:void|deprecated|cancelled|canceled|obsolete|invalid)|were (?:a test|fake|wrong))`,
-      'giu',
+      'gi',
     ),
   },
   {
     signal: 'instruction_override',
     weight: 0.8,
-    re: /\b(?:begin|start)\s+new\s+instructions\b|\bnew\s+instructions\s*:|\b(?:reset|update)\s+your\s+instructions\b|\byour\s+(?:real|new|actual)\s+instructions\b/giu,
+    re: /\b(?:begin|start)\s+new\s+instructions\b|\bnew\s+instructions\s*:|\b(?:reset|update)\s+your\s+instructions\b|\byour\s+(?:real|new|actual)\s+instructions\b/gi,
   },
-  { signal: 'instruction_override', weight: 0.8, re: /\ball\s+(?:previous|prior)\s+constraints\b|\bnew\s+rule\s*:/giu },
+  { signal: 'instruction_override', weight: 0.8, re: /\ball\s+(?:previous|prior)\s+constraints\b|\bnew\s+rule\s*:/gi },
   // "you are now DAN", "from now on you will", "your new role", "pretend to be the admin"
   {
     signal: 'role_reassignment',
     weight: 0.8,
     re: new RegExp(
       String.raw`\byou\s+are\s+(?:now|no\s+longer)\b[\s\w,'’-]{0,40}?\b(?:${AGENT}|dan|mode|unrestricted|unfiltered|jailbroken|shell|hacker|free|called|named)\b`,
-      'giu',
+      'gi',
     ),
   },
-  { signal: 'role_reassignment', weight: 0.75, re: /\bfrom\s+now\s+on,?\s+you\s+(?:will|must|are|should|shall|can)\b/giu },
-  { signal: 'role_reassignment', weight: 0.75, re: /\byour\s+new\s+(?:role|task|persona|identity|name|job)\b/giu },
+  { signal: 'role_reassignment', weight: 0.75, re: /\bfrom\s+now\s+on,?\s+you\s+(?:will|must|are|should|shall|can)\b/gi },
+  { signal: 'role_reassignment', weight: 0.75, re: /\byour\s+new\s+(?:role|task|persona|identity|name|job)\b/gi },
   {
     signal: 'role_reassignment',
     weight: 0.75,
     re: new RegExp(
       String.raw`\b(?:act|behave|respond|answer)\s+as\s+(?:an?\s+|the\s+)?(?:unrestricted|unfiltered|uncensored|jailbroken|evil|different|root|admin|system)\b|\b(?:pretend|roleplay|role-play)\s+(?:to\s+be|you\s+are|as)\s+(?:an?\s+|the\s+)?(?:${AGENT}|system|root|admin|administrator|developer|operator)`,
-      'giu',
+      'gi',
     ),
   },
   {
     signal: 'role_reassignment',
     weight: 0.5,
-    re: /\b(?:jailbreak|jailbroken|developer\s+mode\b.{0,60}\b(?:ignore|safety|restriction|rules|comply)|safety\s+mode\s+is\s+off|no\s+(?:rules|restrictions|filters?)\b)/giu,
+    re: /\b(?:jailbreak|jailbroken|developer\s+mode\b.{0,60}\b(?:ignore|safety|restriction|rules|comply)|safety\s+mode\s+is\s+off|no\s+(?:rules|restrictions|filters?)\b)/gi,
   },
   // Chat-template markers: only a template or an injected transcript puts them in a memory.
   {
     signal: 'role_marker',
     weight: 0.8,
-    re: /<\|(?:im_start|im_end|system|user|assistant|endoftext)\|>|\[\/?INST\]|<\/?(?:system|assistant|memory)>|"role"\s*:\s*"system"|^\s*role\s*:\s*system\b|\[system\]\(#/gimu,
+    re: /<\|(?:im_start|im_end|system|user|assistant|endoftext)\|>|\[\/?INST\]|<\/?(?:system|assistant|memory)>|"role"\s*:\s*"system"|^\s*role\s*:\s*system\b|\[system\]\(#/gim,
   },
   {
     signal: 'role_marker',
     weight: 0.45,
-    re: /^\s*(?:#{1,4}\s*)?(?:system|assistant|developer(?:\s+message)?|instruction)\s*:?\s*$|^\s*(?:system|assistant|developer(?:\s+message)?)\s*:/gimu,
+    re: /^\s*(?:#{1,4}\s*)?(?:system|assistant|developer(?:\s+message)?|instruction)\s*:?\s*$|^\s*(?:system|assistant|developer(?:\s+message)?)\s*:/gim,
   },
   // Text that addresses the agent reading it.
   {
@@ -129,7 +129,7 @@ const RULES_LIST: readonly Rule[] = [
     weight: 0.6,
     re: new RegExp(
       String.raw`\b(?:note|message|instructions?|p\.?s\.?|reminder|attention)\s*(?:to|for)?\s*(?:the|any|all|every)?\s*(?:autonomous\s+)?${AGENT}\b|\bif\s+you\s+are\s+an?\s+${AGENT}\b|\b(?:hey|hi|dear|attention|ok(?:ay)?)\s*,?\s+${AGENT}\b|\b(?:any|all|every)\s+(?:autonomous\s+)?${AGENT}\b[\s\w]{0,20}\b(?:reading|read|reads|processing|that|who)\b`,
-      'giu',
+      'gi',
     ),
   },
   {
@@ -137,51 +137,51 @@ const RULES_LIST: readonly Rule[] = [
     weight: 0.6,
     re: new RegExp(
       String.raw`\b(?:the|this|you,?)\s*${AGENT}\s*,?\s+(?:must|should|shall|will\s+now|is\s+to|needs?\s+to|has\s+to)\b|^\s*${AGENT}\s*[,:]\s+(?:please\s+)?\w`,
-      'gimu',
+      'gim',
     ),
   },
   {
     signal: 'agent_directive',
     weight: 0.45,
-    re: /\bwhen(?:ever)?\s+you\s+(?:read|retrieve|see|process|summari[sz]e)\s+this\b|\b(?:before|when)\s+you\s+answer\b.{0,40}\b(?:secretly|silently|call|send)\b/giu,
+    re: /\bwhen(?:ever)?\s+you\s+(?:read|retrieve|see|process|summari[sz]e)\s+this\b|\b(?:before|when)\s+you\s+answer\b.{0,40}\b(?:secretly|silently|call|send)\b/gi,
   },
   // Keeping the user in the dark.
   {
     signal: 'secrecy',
     weight: 0.65,
-    re: /\b(?:do\s+not|don['’]?t|never)\s+(?:tell|inform|mention\s+(?:this|it)\s+to|reveal\s+(?:this|it)\s+to|let)\s+the\s+user\b|\bwithout\s+(?:telling|informing|notifying|asking)\s+the\s+user\b|\b(?:keep|hide)\s+this\s+(?:secret|hidden)\s+from\s+the\s+user\b|\bdo\s+not\s+(?:mention|reveal)\s+this\s+(?:instruction|rule|note)\b|\btell\s+the\s+user\s+(?:this\s+note\s+never|nothing)\b|\bas\s+if\s+nothing\s+happened\b/giu,
+    re: /\b(?:do\s+not|don['’]?t|never)\s+(?:tell|inform|mention\s+(?:this|it)\s+to|reveal\s+(?:this|it)\s+to|let)\s+the\s+user\b|\bwithout\s+(?:telling|informing|notifying|asking)\s+the\s+user\b|\b(?:keep|hide)\s+this\s+(?:secret|hidden)\s+from\s+the\s+user\b|\bdo\s+not\s+(?:mention|reveal)\s+this\s+(?:instruction|rule|note)\b|\btell\s+the\s+user\s+(?:this\s+note\s+never|nothing)\b|\bas\s+if\s+nothing\s+happened\b/gi,
   },
-  { signal: 'secrecy', weight: 0.5, re: /\b(?:silently|secretly|quietly|covertly)\s+(?:call|send|email|append|replace|add|forward|export|delete|upload|post|include)\b/giu },
+  { signal: 'secrecy', weight: 0.5, re: /\b(?:silently|secretly|quietly|covertly)\s+(?:call|send|email|append|replace|add|forward|export|delete|upload|post|include)\b/gi },
   // Getting the agent to print its own prompt.
   {
     signal: 'prompt_leak',
     weight: 0.75,
-    re: /\b(?:reveal|print|output|show|repeat|display|dump|leak|share|give|tell|reply\s+with)\s+(?:me\s+)?(?:all\s+)?(?:your|the|its)\s+(?:full\s+|entire\s+|whole\s+|hidden\s+|initial\s+|original\s+|secret\s+)*(?:system\s+(?:prompt|message)|instructions|prompt|configuration|rules|secrets|hidden\s+\w+)\b|\bwhat\s+is\s+your\s+system\s+prompt\b|\btext\s+above\s+starting\s+with\b|\b(?:affichez|revela|gib)\b.{0,30}\b(?:prompt|contraseña|schlüssel|système)/giu,
+    re: /\b(?:reveal|print|output|show|repeat|display|dump|leak|share|give|tell|reply\s+with)\s+(?:me\s+)?(?:all\s+)?(?:your|the|its)\s+(?:full\s+|entire\s+|whole\s+|hidden\s+|initial\s+|original\s+|secret\s+)*(?:system\s+(?:prompt|message)|instructions|prompt|configuration|rules|secrets|hidden\s+\w+)\b|\bwhat\s+is\s+your\s+system\s+prompt\b|\btext\s+above\s+starting\s+with\b|\b(?:affichez|revela|gib)\b.{0,30}\b(?:prompt|contraseña|schlüssel|système)/gi,
   },
   // Links and instructions that carry data out.
   {
     signal: 'exfiltration_link',
     weight: 0.75,
-    re: /https?:\/\/[^\s)"'>]*[?&][\w-]*=(?:[^\s)"'>&]*(?:\{\{?[^}\s]*(?:conversation|history|chat|session|token|secret|key|password|user|data|memor|messages?|context|email)[^}\s]*\}\}?|\$[A-Z_]{3,}|<insert[^>]*>|SECRET|TOKEN))|https?:\/\/[^\s)"'>]*[?&][\w-]+=(?=[\s)"'>]|$)/giu,
+    re: /https?:\/\/[^\s)"'>]*[?&][\w-]*=(?:[^\s)"'>&]*(?:\{\{?[^}\s]*(?:conversation|history|chat|session|token|secret|key|password|user|data|memor|messages?|context|email)[^}\s]*\}\}?|\$[A-Z_]{3,}|<insert[^>]*>|SECRET|TOKEN))|https?:\/\/[^\s)"'>]*[?&][\w-]+=(?=[\s)"'>]|$)/gi,
   },
-  { signal: 'exfiltration_link', weight: 0.55, re: /!\[[^\]]*\]\(https?:\/\/[^)\s]*\?[^)\s]*\{[^)]*\)|<img\s[^>]*src=["']https?:\/\/[^"']*\?[^"']*\{/giu },
+  { signal: 'exfiltration_link', weight: 0.55, re: /!\[[^\]]*\]\(https?:\/\/[^)\s]*\?[^)\s]*\{[^)]*\)|<img\s[^>]*src=["']https?:\/\/[^"']*\?[^"']*\{/gi },
   {
     signal: 'exfiltration_link',
     weight: 0.7,
-    re: /\b(?:send|post|upload|forward|email|transmit|exfiltrate|leak|append|copy|transfer)\b[\s\w'’,.~/-]{0,50}?\b(?:conversation|transcript|chat|history|token|password|credentials?|api\s+keys?|secrets?|session|ssh|id_rsa|private|location|emails?|all\s+files|memories|data)\b[\s\w'’,.~/-]{0,40}?\b(?:to|at)\s+(?:https?:\/\/|[\w.+-]+@[\w-]+\.|the\s+(?:external|address))/giu,
+    re: /\b(?:send|post|upload|forward|email|transmit|exfiltrate|leak|append|copy|transfer)\b[\s\w'’,.~/-]{0,50}?\b(?:conversation|transcript|chat|history|token|password|credentials?|api\s+keys?|secrets?|session|ssh|id_rsa|private|location|emails?|all\s+files|memories|data)\b[\s\w'’,.~/-]{0,40}?\b(?:to|at)\s+(?:https?:\/\/|[\w.+-]+@[\w-]+\.|the\s+(?:external|address))/gi,
   },
-  { signal: 'exfiltration_link', weight: 0.5, re: /\bexfiltrat\w*\b/giu },
+  { signal: 'exfiltration_link', weight: 0.5, re: /\bexfiltrat\w*\b/gi },
   // Tools and commands an attacker wants run.
   {
     signal: 'tool_abuse',
     weight: 0.55,
-    re: /\b(?:call|run|execute|invoke|use)\s+(?:the\s+)?(?:forget_concept|delete|purge|export_graph|merge_concepts|boost_importance)\b|\bcurl\s+\S+\s*\|\s*(?:ba)?sh\b|\brm\s+-rf\s+[/~](?:\s|$|`)|\bcat\s+\/etc\/(?:passwd|shadow)\b|\b(?:delete|purge|wipe|remove|forward)\s+(?:all|every)\s+(?:memor\w*|nodes?|entr\w*|files?|data|emails?)\b|\bwithout\s+(?:confirmation|review|asking)\b|\bshut\s+down\s+the\s+service\b|\benvironment\s+variables\b.{0,20}$/gimu,
+    re: /\b(?:call|run|execute|invoke|use)\s+(?:the\s+)?(?:forget_concept|delete|purge|export_graph|merge_concepts|boost_importance)\b|\bcurl\s+\S+\s*\|\s*(?:ba)?sh\b|\brm\s+-rf\s+[/~](?:\s|$|`)|\bcat\s+\/etc\/(?:passwd|shadow)\b|\b(?:delete|purge|wipe|remove|forward)\s+(?:all|every)\s+(?:memor\w*|nodes?|entr\w*|files?|data|emails?)\b|\bwithout\s+(?:confirmation|review|asking)\b|\bshut\s+down\s+the\s+service\b|\benvironment\s+variables\b.{0,20}$/gim,
   },
   // Claims of authority over the agent's instructions.
   {
     signal: 'authority_claim',
     weight: 0.6,
-    re: /\b(?:system|safety)\s+override\b|\boverrides?\s+(?:any|all|the|your)\s+(?:\w+\s+)?(?:instructions?|system\s+prompt|rules)\b|\bthis\s+is\s+your\s+(?:operator|developer|creator|administrator)\b|\b(?:i|we)\s+authori[sz]e\s+you\s+to\b|\bhighest\s+priority\b|\byou\s+have\s+been\s+updated\b|\bclearance\s+level\b|\bthis\s+overrides\b|\bend\s+of\s+user\s+data\b/giu,
+    re: /\b(?:system|safety)\s+override\b|\boverrides?\s+(?:any|all|the|your)\s+(?:\w+\s+)?(?:instructions?|system\s+prompt|rules)\b|\bthis\s+is\s+your\s+(?:operator|developer|creator|administrator)\b|\b(?:i|we)\s+authori[sz]e\s+you\s+to\b|\bhighest\s+priority\b|\byou\s+have\s+been\s+updated\b|\bclearance\s+level\b|\bthis\s+overrides\b|\bend\s+of\s+user\s+data\b/gi,
   },
 ];
 
@@ -199,7 +199,10 @@ export function normaliseForMatching(text: string): string {
     .replace(BIDI_CONTROL, '')
     .replace(TAG_CHARACTERS, '')
     .replace(/[\u200e\u200f]/gu, '');
-  return visible.replace(/\b(?:\p{L} ){3,}\p{L}\b/gu, (run) => run.replace(/ /g, ''));
+  // NFKC folds what Unicode case-insensitive matching used to (ſ → s, the Kelvin sign → K) and
+  // more (full-width letters, ligatures), so the rules match without the `u` flag, which made
+  // them about four times slower (every rendered memory card runs them).
+  return visible.normalize('NFKC').replace(/\b(?:\p{L} ){3,}\p{L}\b/gu, (run) => run.replace(/ /g, ''));
 }
 
 function hiddenCharacterFindings(text: string): InjectionFinding[] {
