@@ -189,6 +189,8 @@ export async function createApp(config: Config, logger: Logger, opts: { clock?: 
       schedule: { intervalMinutes: config.autonomyIntervalMinutes, driftLevel: config.autonomyDriftLevel, strength: config.autonomyDriftStrength },
     });
     if (config.autonomyIntervalMinutes > 0) closers.push(scheduleAutonomy(autonomy, config.autonomyIntervalMinutes, logger));
+    const retrievalLog = new RetrievalLog({ db, logger, afterRecord: () => signals.noteRetrieval() });
+    closers.push(async () => void (await retrievalLog.settled()));
     const services: Services = {
       memory,
       search,
@@ -223,7 +225,7 @@ export async function createApp(config: Config, logger: Logger, opts: { clock?: 
       autonomy,
       metaUtl: new MetaUtlService({ db }),
       idempotency: new IdempotencyService({ db, shared: Boolean(config.databaseUrl) }),
-      retrievalLog: new RetrievalLog({ db, logger, afterRecord: () => signals.noteRetrieval() }),
+      retrievalLog,
       signals,
       jobRecords: new JobRecordsService({ queue }),
       teleologyQueries: new TeleologyQueries({ db, embedder, search, teleology }),

@@ -18,11 +18,18 @@ const PRUNE_EVERY = 500;
  */
 export class RetrievalLog {
   private sincePrune = 0;
+  private readonly inFlight = new Set<Promise<void>>();
 
   /** `afterRecord` runs after each logged retrieval (the signals schedule their sync step from it). */
   constructor(private readonly deps: { db: Db; logger?: Logger | undefined; afterRecord?: (() => void) | undefined }) {}
 
-  async record(
+  /**
+   * Logs a retrieval once its caller's answer is on its way (the write runs on the next turn of
+   * the event loop: on PGlite a statement runs on this thread, so written at once it would hold
+   * the answer back). Tool calls that read the log or the accesses wait for it (`settled`,
+   * invoke.ts). A failure to write is logged and never fails the retrieval.
+   */
+  record(
     caller: { session: string | null; actor: string },
     entry: {
       tool: string;
@@ -32,10 +39,22 @@ export class RetrievalLog {
       /** Also record the caller's reads of these nodes (NavigationService.recordAccess), in the same statement. */
       accessed?: ReadonlyArray<{ id: string; project_id: string }>;
     },
-  ): Promise<number | null> {
+  ): void {
+    const written = new Promise<void>((resolve) => setImmediate(resolve)).then(() => this.write(caller, entry));
+    this.inFlight.add(written);
+    void written.then(() => this.inFlight.delete(written));
+  }
+
+  /** Resolves once every retrieval recorded so far is written; null when none is on its way. */
+  settled(): Promise<void> | null {
+    if (this.inFlight.size === 0) return null;
+    return Promise.all(this.inFlight).then(() => undefined);
+  }
+
+  private async write(caller: Parameters<RetrievalLog['record']>[0], entry: Parameters<RetrievalLog['record']>[1]): Promise<void> {
     try {
       const access = entry.accessed ? { sessionId: sessionKey(caller), nodes: entry.accessed } : undefined;
-      const id = await insertRetrieval(
+      await insertRetrieval(
         this.deps.db,
         {
           sessionId: caller.session,
@@ -58,15 +77,14 @@ export class RetrievalLog {
         await pruneRetrievals(this.deps.db, RETRIEVAL_LOG_KEEP);
       }
       this.deps.afterRecord?.();
-      return id;
     } catch (err) {
       this.deps.logger?.warn({ err }, 'retrieval not logged');
-      return null;
     }
   }
 
-  /** Newest first; see recentRetrievals for the filters. */
-  recent(opts: { projectId?: string | null; strictProject?: boolean; sessionId?: string | null; since?: Date | null; limit: number }): Promise<LoggedRetrieval[]> {
+  /** Newest first, the retrievals recorded so far included; see recentRetrievals for the filters. */
+  async recent(opts: { projectId?: string | null; strictProject?: boolean; sessionId?: string | null; since?: Date | null; limit: number }): Promise<LoggedRetrieval[]> {
+    await this.settled();
     return recentRetrievals(this.deps.db, opts);
   }
 }

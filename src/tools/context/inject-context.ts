@@ -89,12 +89,13 @@ Advanced: {"query": "what did Alice decide about retries", "max_tokens": 256, "t
   annotations: READ_ONLY,
   input,
   output,
+  waitsFor: { retrievalLog: false },
   async handler(args, ctx) {
     if (args.collection !== undefined) await ctx.services.collections.require(args.project_id, args.collection);
     const { service, used } = toFilters(args);
     const scoreThreshold = args.score_threshold ?? ctx.services.signals.scoreThreshold();
     const found = await ctx.services.search.hybrid({ text: args.query, limit: args.top_k, scoreThreshold, ...service });
-    await ctx.services.retrievalLog.record(ctx, { tool: 'inject_context', query: args.query, projectId: service.projectId, result: found });
+    ctx.services.retrievalLog.record(ctx, { tool: 'inject_context', query: args.query, projectId: service.projectId, result: found });
     const hits = found.hits.map((h) => ({ id: h.node.id, score: h.score, text: h.node.topic ? `${h.node.topic}: ${h.node.content}` : h.node.content }));
     const built = budgetedContext(hits, args.max_tokens);
     await ctx.services.navigation.recordAccess(

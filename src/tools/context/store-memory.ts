@@ -61,7 +61,7 @@ Advanced: {"content": "Alice prefers async stand-ups on Mondays.", "rationale": 
   annotations: WRITE,
   input,
   output,
-  awaitsPendingVectors: false,
+  waitsFor: { storeVectors: false },
   async handler(args, ctx) {
     const r = await ctx.services.memory.store(args, ctx.actor);
     await ctx.services.navigation.recordAccess(ctx, [r.node]);

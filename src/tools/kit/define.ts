@@ -44,11 +44,13 @@ export interface ToolDef<I extends z.ZodType<Record<string, unknown>> = z.ZodObj
    */
   replay?(write: { txId: number; entityId: string }, ctx: ToolContext): Promise<z.output<O> | null>;
   /**
-   * false for a tool whose answer never depends on vectors still on their way to the indexes
-   * (`store`: a burst of stores does not wait for each other's vectors). Every other tool starts
-   * once the stores answered before it have their vectors in this process's indexes (invoke.ts).
+   * The background writes of earlier calls this tool starts after (invoke.ts); by default all of
+   * them. `storeVectors: false` for a tool whose answer never depends on vectors still on their
+   * way to the indexes (`store`: a burst of stores does not wait for each other's vectors);
+   * `retrievalLog: false` for one that never reads the retrieval log or the accesses it records
+   * (search and query write it; the next of them need not wait for the last one's row).
    */
-  awaitsPendingVectors?: false;
+  waitsFor?: { storeVectors?: false; retrievalLog?: false };
 }
 
 /** A tool of any schemas, as lists hold them (method parameters are bivariant, so every tool fits). */

@@ -103,9 +103,12 @@ export async function invoke(tool: CompiledTool, rawArgs: unknown, ctx: ToolCont
     const { format: chosen, idempotency_key: key, ...args } = parsed.data as Record<string, unknown> & { format: Format; idempotency_key?: string };
     format = chosen;
     const callCtx = { ...ctx, format };
-    // What was stored before this call is found by it, although `store` answers before its vectors.
-    const inFlight = tool.def.awaitsPendingVectors === false ? null : ctx.services.pendingVectors.settled();
-    if (inFlight) await inFlight;
+    // What was stored before this call is found by it, although `store` answers before its
+    // vectors; what the retrievals before it logged is read by it, although they log after answering.
+    const vectors = tool.def.waitsFor?.storeVectors === false ? null : ctx.services.pendingVectors.settled();
+    if (vectors) await vectors;
+    const logged = tool.def.waitsFor?.retrievalLog === false ? null : ctx.services.retrievalLog.settled();
+    if (logged) await logged;
     const run = async () => checkedResult(tool, await tool.def.handler(args, callCtx), logger, logContext);
     const { payload, replayed } = key ? await keyed(tool, key, args, callCtx, run) : { payload: await run(), replayed: false };
     if (isNeedsInput(payload)) return { status: 'needsInput', format, payload, markdown: renderNeedsInput(payload) };

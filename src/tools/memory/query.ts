@@ -102,6 +102,7 @@ Advanced: {"query": "rollback thresholds", "project_id": "payments", "tags": ["o
   annotations: READ_ONLY,
   input,
   output,
+  waitsFor: { retrievalLog: false },
   mayNeedInput: true,
   async handler(args, ctx) {
     if (args.collection !== undefined) await ctx.services.collections.require(args.project_id, args.collection);
@@ -133,7 +134,7 @@ Advanced: {"query": "rollback thresholds", "project_id": "payments", "tags": ["o
     }
     const top = hits.slice(0, args.limit);
     const visible = args.as_of_tx_id ? await ctx.services.reads.asOf(top, args.as_of_tx_id) : top;
-    await ctx.services.retrievalLog.record(ctx, {
+    ctx.services.retrievalLog.record(ctx, {
       tool: 'query',
       query: searchText,
       projectId: filters.projectId,

@@ -96,6 +96,7 @@ Advanced: {"query_text": "what did Alice decide about retries", "project_id": "p
   annotations: READ_ONLY,
   input,
   output,
+  waitsFor: { retrievalLog: false },
   mayNeedInput: true,
   async handler(args, ctx) {
     if (args.collection !== undefined) await ctx.services.collections.require(args.project_id, args.collection);
@@ -117,8 +118,8 @@ Advanced: {"query_text": "what did Alice decide about retries", "project_id": "p
       onProgress: (done, total, message) => ctx.progress(done, total, message),
     });
     const { hits } = found;
-    // The retrieval and the reads of its hits (get_recent_context) in one statement.
-    await ctx.services.retrievalLog.record(ctx, {
+    // The retrieval and the reads of its hits (get_recent_context) in one statement, written once the answer is on its way.
+    ctx.services.retrievalLog.record(ctx, {
       tool: 'search',
       query: text,
       projectId: service.projectId,
