@@ -8,6 +8,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { SERVE_NODE_FLAGS } from '../../src/serve-flags.js';
 
 /** The compiled CLI, exactly what the `context-graph` bin runs. */
 export const CLI = fileURLToPath(new URL('../../src/cli.js', import.meta.url));
@@ -56,8 +57,13 @@ function track(proc: ChildProcess): RunningProcess {
   };
 }
 
+/** Node's flags for a CLI command: the server's own (`npm start`'s) for `serve` and `stdio`. */
+function nodeFlags(command: string | undefined): string[] {
+  return ['--enable-source-maps', ...(command === 'serve' || command === 'stdio' ? SERVE_NODE_FLAGS : [])];
+}
+
 export function runCli(args: string[], env: Record<string, string>): RunningProcess {
-  return track(spawn(process.execPath, ['--enable-source-maps', CLI, ...args], { env, stdio: ['ignore', 'pipe', 'pipe'] }));
+  return track(spawn(process.execPath, [...nodeFlags(args[0]), CLI, ...args], { env, stdio: ['ignore', 'pipe', 'pipe'] }));
 }
 
 /** How long `serve` may take to listen: a cold start compiles PGlite and loads 13 spaces, slow on a loaded 2-core machine. */
@@ -103,7 +109,7 @@ export async function httpClient(mcpUrl: string, name = 'test-http'): Promise<Cl
 }
 
 export async function stdioClient(env: Record<string, string>, name = 'test-stdio'): Promise<{ client: Client; transport: StdioClientTransport }> {
-  const transport = new StdioClientTransport({ command: process.execPath, args: ['--enable-source-maps', CLI, 'stdio'], env, stderr: 'pipe' });
+  const transport = new StdioClientTransport({ command: process.execPath, args: [...nodeFlags('stdio'), CLI, 'stdio'], env, stderr: 'pipe' });
   const client = new Client({ name, version: '1.0.0' });
   await client.connect(transport);
   return { client, transport };

@@ -5,6 +5,7 @@ import { test } from 'node:test';
 import { listSurface, REFERENCE_BEGIN, REFERENCE_END, renderReference } from '../../src/mcp/docs.js';
 import { ERROR_REGISTRY } from '../../src/errors.js';
 import { packageRoot } from '../../src/paths.js';
+import { SERVE_NODE_FLAGS } from '../../src/serve-flags.js';
 import { callSchema, normalizeArgs } from '../../src/tools/kit/input.js';
 import { ALL_TOOLS } from '../../src/tools/index.js';
 import type * as z from 'zod';
@@ -40,4 +41,11 @@ test('every tool has a when-to-use line and two examples, and every example is a
       }
     }
   }
+});
+
+test('`npm start`, and the stdio client example, run the server with its Node flags (src/serve-flags.ts)', () => {
+  const pkg = JSON.parse(readFileSync(join(packageRoot(), 'package.json'), 'utf8')) as { scripts: Record<string, string> };
+  assert.equal(pkg.scripts.start, `node ${SERVE_NODE_FLAGS.join(' ')} dist/src/cli.js serve`);
+  const readme = readFileSync(join(packageRoot(), 'README.md'), 'utf8');
+  assert.ok(readme.includes(`"args": [${SERVE_NODE_FLAGS.map((f) => JSON.stringify(f)).join(', ')}, "/path/to/context-graph/dist/src/cli.js", "stdio"]`));
 });
