@@ -1,6 +1,7 @@
 import type { Logger } from '../log.js';
 import type { Db } from '../store/db.js';
 import { insertRetrieval, pruneRetrievals, recentRetrievals, type LoggedRetrieval } from '../store/retrieval-log-repo.js';
+import { BackgroundWrites } from './background-writes.js';
 import { sessionKey } from './navigation/navigation.js';
 import type { HybridResult } from './search.js';
 
@@ -18,7 +19,7 @@ const PRUNE_EVERY = 500;
  */
 export class RetrievalLog {
   private sincePrune = 0;
-  private readonly inFlight = new Set<Promise<void>>();
+  private readonly writes = new BackgroundWrites();
 
   /** `afterRecord` runs after each logged retrieval (the signals schedule their sync step from it). */
   constructor(private readonly deps: { db: Db; logger?: Logger | undefined; afterRecord?: (() => void) | undefined }) {}
@@ -40,15 +41,12 @@ export class RetrievalLog {
       accessed?: ReadonlyArray<{ id: string; project_id: string }>;
     },
   ): void {
-    const written = new Promise<void>((resolve) => setImmediate(resolve)).then(() => this.write(caller, entry));
-    this.inFlight.add(written);
-    void written.then(() => this.inFlight.delete(written));
+    void this.writes.track(new Promise<void>((resolve) => setImmediate(resolve)).then(() => this.write(caller, entry)));
   }
 
   /** Resolves once every retrieval recorded so far is written; null when none is on its way. */
   settled(): Promise<void> | null {
-    if (this.inFlight.size === 0) return null;
-    return Promise.all(this.inFlight).then(() => undefined);
+    return this.writes.settled();
   }
 
   private async write(caller: Parameters<RetrievalLog['record']>[0], entry: Parameters<RetrievalLog['record']>[1]): Promise<void> {

@@ -11,26 +11,29 @@ import { useInProcessApp } from '../helpers/in-memory.js';
 describe('store answers before its vectors', () => {
   const used = useInProcessApp('answer-first', []);
   const call = used.call;
-  let release: (() => void) | null = null;
-  let held: Promise<void> | null = null;
-  const holdEmbedJobs = () => {
+  /**
+   * Runs `fn` with the embed job's encoding held until `fn` calls the release it is given (or
+   * returns); the real embedder serves every call again afterwards.
+   */
+  async function withEmbedJobsHeld(fn: (release: () => void) => Promise<void>): Promise<void> {
     const embed = used.app.embedder.embed.bind(used.app.embedder);
-    held = new Promise<void>((resolve) => (release = resolve));
+    let release!: () => void;
+    const held = new Promise<void>((resolve) => (release = resolve));
     used.app.embedder.embed = async (texts, spaces, opts) => {
       // Only the embed job asks for every space; the duplicate check and searches name theirs.
-      if (spaces === undefined && held) await held;
+      if (spaces === undefined) await held;
       return embed(texts, spaces, opts);
     };
-    return () => {
-      release?.();
-      held = null;
+    try {
+      await fn(release);
+    } finally {
+      release();
       used.app.embedder.embed = embed;
-    };
-  };
+    }
+  }
 
   test('a search made after the store waits for its vectors and finds it by meaning', async () => {
-    const releaseJobs = holdEmbedJobs();
-    try {
+    await withEmbedJobsHeld(async (releaseJobs) => {
       const stored = await call('store', { content: 'The lighthouse keeper logs the tide height every dawn in a leather notebook.', project_id: 'answer-first' });
       assert.equal(stored.searchable, true);
       assert.equal(used.app.services.pendingVectors.size, 1, 'the store answered while its embed job was held');
@@ -42,14 +45,11 @@ describe('store answers before its vectors', () => {
       const found = await search;
       assert.equal(found.hits[0]?.id, stored.id, JSON.stringify(found.hits));
       assert.equal(used.app.services.pendingVectors.size, 0);
-    } finally {
-      releaseJobs();
-    }
+    });
   });
 
   test('back-to-back stores do not wait for each other, and the second reports the first as a near duplicate', async () => {
-    const releaseJobs = holdEmbedJobs();
-    try {
+    await withEmbedJobsHeld(async (releaseJobs) => {
       const first = await call('store', { content: 'Answer-first test: the staging cluster is rebuilt every Sunday night.', project_id: 'answer-first-dupes' });
       const second = await call('store', { content: 'Answer-first test: the staging cluster is rebuilt every Sunday evening.', project_id: 'answer-first-dupes' });
       assert.equal(used.app.services.pendingVectors.size, 2, 'neither store waited for its vectors');
@@ -61,17 +61,14 @@ describe('store answers before its vectors', () => {
       const third = await call('store', { content: 'Answer-first test: the staging cluster is rebuilt every Sunday nights.', project_id: 'answer-first-dupes' });
       const near = third.possible_duplicates.filter((d: { match: string }) => d.match === 'near').map((d: { id: string }) => d.id);
       assert.ok(near.includes(first.id) && near.includes(second.id), JSON.stringify(third.possible_duplicates));
-    } finally {
-      releaseJobs();
-    }
+    });
   });
 
-  test('stores made while an embed job runs share the next one, which a search sends at once', async () => {
+  test('stores made while an embed job runs share the next one, and a search after them finds the last', async () => {
     // The earlier tests' jobs are over, so the first store below queues a job of its own.
     await used.app.services.pendingVectors.settled();
     await sleep(100);
-    const releaseJobs = holdEmbedJobs();
-    try {
+    await withEmbedJobsHeld(async (releaseJobs) => {
       const project = 'answer-first-burst';
       const first = await call('store', { content: 'Burst test: the ferry to the island leaves at seven.', project_id: project });
       const second = await call('store', { content: 'Burst test: the bakery by the pier opens at six.', project_id: project });
@@ -80,12 +77,9 @@ describe('store answers before its vectors', () => {
       assert.equal(third.embedding_job_id, second.embedding_job_id, 'one job for the stores made while the first one ran');
       const search = call('search', { query_text: 'when does the museum close', project_id: project, limit: 1 });
       releaseJobs();
-      // Well inside the 20 ms a burst may gather for: the waiting search sends it at once.
       const found = await search;
       assert.equal(found.hits[0]?.id, third.id, JSON.stringify(found.hits));
       assert.equal(used.app.services.pendingVectors.size, 0);
-    } finally {
-      releaseJobs();
-    }
+    });
   });
 });
