@@ -52,6 +52,13 @@ export function instrument(app) {
       current = sqlKey(text).slice(4);
       return q(text, ...rest);
     };
+    // Named (prepared) statements go to the protocol directly: their cache lookup, made under
+    // PGlite's lock just before the statement runs, names it.
+    const cache = app.db.prepared?.statements;
+    if (cache instanceof Map) {
+      const get = cache.get.bind(cache);
+      cache.get = (text) => ((current = sqlKey(text).slice(4)), get(text));
+    }
     // Statements inside PGlite's own transactions name the running statement too.
     const t = pg.transaction.bind(pg);
     pg.transaction = (fn) =>
