@@ -191,9 +191,9 @@ export interface PruningRow {
 export async function pruningRows(q: Queryable, opts: { projectId: string; now: Date; limit: number }): Promise<PruningRow[]> {
   const rows = await q.query<PruningRow & Record<string, unknown>>(
     `with m as (
-       select n.nid, n.id, n.content, n.importance, n.access_count, n.created_at, n.last_accessed_at,
-              greatest(0, extract(epoch from ($2::timestamptz - coalesce(n.last_accessed_at, n.created_at))) / 86400.0) as idle_days
-         from nodes n where n.project_id = $1 and n.deleted_at is null and n.kind not in ('entity', 'summary')
+       select n.nid, n.id, n.content, n.importance, coalesce(t.access_count, 0) as access_count, n.created_at, t.last_accessed_at,
+              greatest(0, extract(epoch from ($2::timestamptz - coalesce(t.last_accessed_at, n.created_at))) / 86400.0) as idle_days
+         from nodes n left join node_access_totals t on t.node_id = n.id where n.project_id = $1 and n.deleted_at is null and n.kind not in ('entity', 'summary')
      ), ranked as (
        select m.*, case when count(*) over () > 1 then percent_rank() over (order by idle_days, nid desc) else 1 end as idle_rank from m
      )

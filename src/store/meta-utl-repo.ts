@@ -15,8 +15,8 @@ export interface LearningObservation {
 /** A project's fingerprinted live memories with their later access counts. */
 export async function learningObservations(q: Queryable, projectId: string, limit: number): Promise<LearningObservation[]> {
   const rows = await q.query<LearningObservation & Record<string, unknown>>(
-    `select f.node_nid as nid, f.spaces, f.surprise, f.coherence, f.learning, f.stage, n.access_count
-       from fingerprints f join nodes n on n.nid = f.node_nid
+    `select f.node_nid as nid, f.spaces, f.surprise, f.coherence, f.learning, f.stage, coalesce(t.access_count, 0) as access_count
+       from fingerprints f join nodes n on n.nid = f.node_nid left join node_access_totals t on t.node_id = n.id
       where f.project_id = $1 and n.deleted_at is null and n.kind = 'memory'
       order by f.node_nid desc limit $2`,
     [projectId, limit],

@@ -8,17 +8,34 @@ import { realArray } from './real.js';
  * the neighbours in time of a memory, E1 vectors for exact scans, and fitted Poincaré coordinates.
  */
 
+/**
+ * Data-modifying CTEs (`with` items) that record a session's reads (or writes) now of the nodes
+ * in the text[] parameters `ids` and `projects` (distinct ids): per session in node_access, and
+ * in their totals over every session, node_access_totals (db/180), not columns of `nodes`.
+ */
+export function accessCtes(session: string, ids: string, projects: string): string {
+  return `accessed as (
+       insert into node_access (session_id, node_id, project_id)
+       select ${session}, a.id, a.project_id from unnest(${ids}::text[], ${projects}::text[]) as a(id, project_id)
+       on conflict (session_id, node_id) do update set accessed_at = now(), access_count = node_access.access_count + 1
+       returning 1),
+     totals as (
+       insert into node_access_totals (node_id, access_count, last_accessed_at)
+       select a.id, 1, now() from unnest(${ids}::text[]) as a(id)
+       on conflict (node_id) do update set access_count = node_access_totals.access_count + 1, last_accessed_at = now()
+       returning 1)`;
+}
+
+/** The nodes once each: one statement may not update a row of node_access or its totals twice. */
+export function distinctNodes<T extends { id: string }>(nodes: readonly T[]): T[] {
+  return [...new Map(nodes.map((n) => [n.id, n])).values()];
+}
+
 /** Marks nodes as read (or written) now by a session; bumps each node's access count and time. */
-export async function recordAccess(q: Queryable, sessionId: string, nodes: ReadonlyArray<{ id: string; project_id: string }>): Promise<void> {
+export async function recordAccess(q: Queryable, sessionId: string, accessed: ReadonlyArray<{ id: string; project_id: string }>): Promise<void> {
+  const nodes = distinctNodes(accessed);
   if (nodes.length === 0) return;
-  const ids = nodes.map((n) => n.id);
-  await q.query(
-    `insert into node_access (session_id, node_id, project_id)
-     select $1, a.id, a.project_id from unnest($2::text[], $3::text[]) as a(id, project_id)
-     on conflict (session_id, node_id) do update set accessed_at = now(), access_count = node_access.access_count + 1`,
-    [sessionId, ids, nodes.map((n) => n.project_id)],
-  );
-  await q.query(`update nodes set access_count = access_count + 1, last_accessed_at = now() where id = any($1::text[])`, [ids]);
+  await q.query(`with ${accessCtes('$1', '$2', '$3')} select 1`, [sessionId, nodes.map((n) => n.id), nodes.map((n) => n.project_id)]);
 }
 
 export interface RecentNode extends NodeRecord {
@@ -27,8 +44,8 @@ export interface RecentNode extends NodeRecord {
 }
 
 /**
- * Live memories (not entities) most recently read or written: by anyone (nodes.last_accessed_at,
- * falling back to creation time) or, with `sessionId`, by that session only.
+ * Live memories (not entities) most recently read or written: by anyone (node_access_totals,
+ * falling back to creation time for memories never read) or, with `sessionId`, by that session only.
  */
 export async function recentlyAccessed(q: Queryable, opts: { sessionId: string | null; projectId: string | null; since: Date | null; limit: number }): Promise<RecentNode[]> {
   const cols = NODE_COLUMNS.split(',')
@@ -45,13 +62,13 @@ export async function recentlyAccessed(q: Queryable, opts: { sessionId: string |
   }
   return q.query<RecentNode & Record<string, unknown>>(
     `select * from (
-       (select ${cols}, n.last_accessed_at as accessed_at, n.access_count from nodes n
-         where n.deleted_at is null and n.last_accessed_at is not null and n.kind <> 'entity'
-           and ($1::text is null or n.project_id = $1) and ($2::timestamptz is null or n.last_accessed_at >= $2::timestamptz)
-         order by n.last_accessed_at desc limit $3)
+       (select ${cols}, t.last_accessed_at as accessed_at, t.access_count from node_access_totals t join nodes n on n.id = t.node_id
+         where n.deleted_at is null and n.kind <> 'entity'
+           and ($1::text is null or n.project_id = $1) and ($2::timestamptz is null or t.last_accessed_at >= $2::timestamptz)
+         order by t.last_accessed_at desc limit $3)
        union all
-       (select ${cols}, n.created_at as accessed_at, n.access_count from nodes n
-         where n.deleted_at is null and n.last_accessed_at is null and n.kind <> 'entity'
+       (select ${cols}, n.created_at as accessed_at, 0 as access_count from nodes n
+         where n.deleted_at is null and n.kind <> 'entity' and not exists (select 1 from node_access_totals t where t.node_id = n.id)
            and ($1::text is null or n.project_id = $1) and ($2::timestamptz is null or n.created_at >= $2::timestamptz)
          order by n.nid desc limit $3)
      ) x order by accessed_at desc, nid desc limit $3`,

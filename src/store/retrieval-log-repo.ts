@@ -1,4 +1,5 @@
 import type { Queryable } from './db.js';
+import { accessCtes, distinctNodes } from './navigation-repo.js';
 
 /** One hit of a logged retrieval, in fused order. */
 export interface LoggedHit {
@@ -34,26 +35,22 @@ export interface LoggedRetrieval {
 
 /**
  * Inserts one retrieval; with `access`, the same statement records that session's reads of the
- * hit nodes (node_access and nodes.last_accessed_at, as navigation-repo's recordAccess does):
+ * hit nodes (node_access and node_access_totals, as navigation-repo's recordAccess does):
  * one round trip and one commit instead of three, which was most of a search's store time on
- * PGlite (bench/profile-search.mjs). Both stay written before the search answers, because
- * dreams, feedback and the workspace read them right after.
+ * PGlite (bench/profile-search.mjs). It runs after the answer (RetrievalLog.record); the tools
+ * that read the log or the accesses wait for it.
  */
 export async function insertRetrieval(q: Queryable, r: RetrievalRecord, access?: { sessionId: string; nodes: ReadonlyArray<{ id: string; project_id: string }> }): Promise<number> {
   const params: unknown[] = [r.sessionId, r.actor, r.tool, r.projectId, r.query, JSON.stringify(r.hits), JSON.stringify(r.signalTop)];
   let writes = '';
-  if (access && access.nodes.length > 0) {
+  const nodes = access ? distinctNodes(access.nodes) : [];
+  if (access && nodes.length > 0) {
     params.push(
       access.sessionId,
-      access.nodes.map((n) => n.id),
-      access.nodes.map((n) => n.project_id),
+      nodes.map((n) => n.id),
+      nodes.map((n) => n.project_id),
     );
-    writes = `with accessed as (
-       insert into node_access (session_id, node_id, project_id)
-       select $8, a.id, a.project_id from unnest($9::text[], $10::text[]) as a(id, project_id)
-       on conflict (session_id, node_id) do update set accessed_at = now(), access_count = node_access.access_count + 1
-       returning 1),
-     touched as (update nodes set access_count = access_count + 1, last_accessed_at = now() where id = any($9::text[]) returning 1)
+    writes = `with ${accessCtes('$8', '$9', '$10')}
      `;
   }
   const [row] = await q.query<{ id: number }>(

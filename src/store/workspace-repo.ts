@@ -27,8 +27,8 @@ export interface MemorySignals {
 /** A project's live memories with their signals, newest first, at most `limit`. */
 export async function memorySignals(q: Queryable, projectId: string, limit: number): Promise<MemorySignals[]> {
   const rows = await q.query<MemorySignals & Record<string, unknown>>(
-    `select n.nid, n.id, n.topic, n.tags, n.content, n.importance, n.access_count, n.last_accessed_at, n.created_at, f.learning
-       from nodes n left join fingerprints f on f.node_nid = n.nid
+    `select n.nid, n.id, n.topic, n.tags, n.content, n.importance, coalesce(t.access_count, 0) as access_count, t.last_accessed_at, n.created_at, f.learning
+       from nodes n left join fingerprints f on f.node_nid = n.nid left join node_access_totals t on t.node_id = n.id
       where n.project_id = $1 and n.deleted_at is null and n.kind = 'memory'
       order by n.nid desc limit $2`,
     [projectId, limit],
@@ -66,7 +66,8 @@ export async function edgesAmong(q: Queryable, ids: readonly string[]): Promise<
 /** Live nodes carrying a workspace broadcast (the winner's metadata), any project or one. */
 export async function broadcastNodes(q: Queryable, projectId: string | null): Promise<Array<NodeRecord & { access_count: number }>> {
   return q.query<NodeRecord & { access_count: number } & Record<string, unknown>>(
-    `select ${NODE_COLUMNS}, access_count from nodes where deleted_at is null and metadata ? 'workspace_broadcast' and ($1::text is null or project_id = $1)`,
+    `select ${NODE_COLUMNS}, coalesce(t.access_count, 0) as access_count from nodes left join node_access_totals t on t.node_id = nodes.id
+      where deleted_at is null and metadata ? 'workspace_broadcast' and ($1::text is null or project_id = $1)`,
     [projectId],
   );
 }
