@@ -18,7 +18,7 @@ import { RetrievalLog } from './services/retrieval-log.js';
 import { SummaryService } from './services/summaries.js';
 import { CollectionsService } from './services/collections.js';
 import { TX_CHANNEL } from './services/writes.js';
-import { keepStatisticsFresh } from './store/pglite-statistics.js';
+import { keepTablesMaintained } from './store/pglite-maintenance.js';
 import { enqueueEmbeddingBacklog, enqueueFingerprintBacklog } from './services/embedding.js';
 import { EmbeddingScheduler } from './services/embedding-scheduler.js';
 import { EmbeddingOutbox } from './services/embedding-outbox.js';
@@ -154,7 +154,8 @@ export async function createApp(config: Config, logger: Logger, opts: { clock?: 
     const changes = new ChangeFeed(db, logger);
     await changes.start();
     closers.push(() => changes.stop());
-    if (db.driver === 'pglite') closers.push(await keepStatisticsFresh(db, { channel: TX_CHANNEL, logger }));
+    const maintenance = db.driver === 'pglite' ? await keepTablesMaintained(db, { channel: TX_CHANNEL, logger }) : null;
+    if (maintenance) closers.push(() => maintenance.close());
 
     // The learning signals' cache (fusion weights, MMR λ, score threshold) that search reads per query.
     const signals = new SignalsService({ db, queue, logger, syncEvery: config.syncEvery });
@@ -189,7 +190,15 @@ export async function createApp(config: Config, logger: Logger, opts: { clock?: 
       schedule: { intervalMinutes: config.autonomyIntervalMinutes, driftLevel: config.autonomyDriftLevel, strength: config.autonomyDriftStrength },
     });
     if (config.autonomyIntervalMinutes > 0) closers.push(scheduleAutonomy(autonomy, config.autonomyIntervalMinutes, logger));
-    const retrievalLog = new RetrievalLog({ db, logger, afterRecord: () => signals.noteRetrieval() });
+    // A logged retrieval announces no transaction, yet it prunes the log and counts accesses (dead rows to vacuum).
+    const retrievalLog = new RetrievalLog({
+      db,
+      logger,
+      afterRecord: () => {
+        signals.noteRetrieval();
+        maintenance?.nudge();
+      },
+    });
     closers.push(async () => void (await retrievalLog.settled()));
     const services: Services = {
       memory,

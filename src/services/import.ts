@@ -122,7 +122,7 @@ export class ImportService {
         return { txId, jobIds, ...countsOf(result, rejections) };
       }
       for (const n of result.changed) this.deferred.add(n.project_id);
-      // PGlite runs no autovacuum. The app analyzes a table once it doubled (store/pglite-statistics.ts),
+      // PGlite runs no autovacuum. The app analyzes a table once it doubled (store/pglite-maintenance.ts),
       // but at most once a second and after the transaction's announcement, not before the embed jobs
       // queued below, whose plans (and the fingerprint job's) would assume the sizes before the batch.
       // Analyzed here, first, each time the import doubled (a handful of times).
