@@ -35,8 +35,16 @@ const ASCII = /^[\x00-\x7f]*$/;
 export async function matchingNodes(q: Queryable, f: FacetQuery, nids?: readonly number[]): Promise<Array<{ nid: number; project_id: string; topic: string | null }>> {
   if (nids?.length === 0) return [];
   const { where, params } = conditions(f, nids);
-  const columns = f.topic === undefined ? 'nid, project_id, null as topic' : 'nid, project_id, topic';
-  return q.query<{ nid: number; project_id: string; topic: string | null }>(`select ${columns} from nodes where ${where.join(' and ')}`, params);
+  // One row of arrays, not a row per node: PGlite parses each row of a result in JavaScript, which
+  // cost as much as the lookups (200 candidates at 10k memories: 1.21-1.34 ms as rows, 0.66-0.68
+  // as arrays). The aggregates of one group see its rows in the same order.
+  const topics = f.topic === undefined ? '' : ', array_agg(topic) as topics';
+  const [row] = await q.query<{ nids: Array<number | string> | null; projects: string[] | null; topics?: Array<string | null> | null }>(
+    `select array_agg(nid) as nids, array_agg(project_id) as projects${topics} from nodes where ${where.join(' and ')}`,
+    params,
+  );
+  const projects = row?.projects ?? [];
+  return (row?.nids ?? []).map((nid, i) => ({ nid: Number(nid), project_id: projects[i]!, topic: row?.topics?.[i] ?? null }));
 }
 
 /**
