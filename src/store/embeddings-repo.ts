@@ -118,14 +118,18 @@ async function upsertVectors(tx: Queryable, writes: readonly EmbeddingWrite[]): 
     offsets.push(at + 1);
     at += bytes.byteLength;
   }
-  return tx.query<{ node_nid: number; space: string; feed_seq: number }>(
-    `insert into embeddings (node_nid, space, model_id, dim, vector)
+  // The positions come back as one row of arrays: PGlite parses each result row in JavaScript,
+  // and an embed job of 500 nodes writes 6,500 vectors.
+  const [row] = await tx.query<{ nids: Array<number | string> | null; spaces: string[] | null; seqs: Array<number | string> | null }>(
+    `with written as (
+     insert into embeddings (node_nid, space, model_id, dim, vector)
      select w.nid, ($5::text[])[w.s], ($6::text[])[w.m], w.dim, substring($7::bytea from w.off for w.len)
        from unnest($1::bigint[], $2::int[], $3::int[], $4::int[], $8::int[], $9::int[]) as w(nid, s, m, dim, off, len)
      on conflict (node_nid, space) do update
        set model_id = excluded.model_id, dim = excluded.dim, vector = excluded.vector,
            feed_seq = excluded.feed_seq, updated_at = now()
-     returning node_nid, space, feed_seq`,
+     returning node_nid, space, feed_seq)
+     select array_agg(node_nid) as nids, array_agg(space) as spaces, array_agg(feed_seq) as seqs from written`,
     [
       writes.map((w) => w.nid),
       writes.map((w) => spaces.indexOf(w.space) + 1),
@@ -138,6 +142,9 @@ async function upsertVectors(tx: Queryable, writes: readonly EmbeddingWrite[]): 
       stored.map((b) => b.byteLength),
     ],
   );
+  const seqs = row?.seqs ?? [];
+  const written = row?.spaces ?? [];
+  return (row?.nids ?? []).map((nid, i) => ({ node_nid: Number(nid), space: written[i]!, feed_seq: Number(seqs[i]) }));
 }
 
 /**
