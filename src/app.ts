@@ -236,7 +236,7 @@ export async function createApp(config: Config, logger: Logger, opts: { clock?: 
       idempotency: new IdempotencyService({ db, shared: Boolean(config.databaseUrl) }),
       retrievalLog,
       signals,
-      jobRecords: new JobRecordsService({ queue }),
+      jobRecords: new JobRecordsService({ queue, unqueued: (id) => embedding.unqueuedBurst(id) }),
       teleologyQueries: new TeleologyQueries({ db, embedder, search, teleology }),
       causalInference: new CausalInference({ db, embedder, indexes }),
     };

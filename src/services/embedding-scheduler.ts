@@ -62,6 +62,8 @@ export class EmbeddingScheduler {
   private gathering: NodeJS.Timeout | null = null;
   /** A reader waits for the gathering burst: it is queued as soon as no job runs. */
   private burstWanted = false;
+  /** Bursts whose id stores already answered and that are not on the queue yet: id → when the first store joined. */
+  private readonly unqueued = new Map<string, number>();
 
   constructor(
     private readonly deps: {
@@ -168,6 +170,7 @@ export class EmbeddingScheduler {
       const indexed = new Promise<void>((resolve, reject) => (settle = (run) => void run.then(resolve, reject)));
       const first = nodes[0]!;
       this.burst = { nodes: [], jobId: `embed-${first.nid}-v${first.version}-burst`, since: performance.now(), indexed, settle };
+      this.unqueued.set(this.burst.jobId, Date.now());
     }
     const burst = this.burst;
     burst.nodes.push(...nodes);
@@ -210,18 +213,30 @@ export class EmbeddingScheduler {
     }
   }
 
+  /**
+   * When `jobId` names a burst whose stores answered with it and that is not on the queue yet
+   * (it gathers, or waits for the running job to end), the time its first store joined: the job
+   * exists for its callers, who may read its record (JobRecordsService) before it is queued.
+   */
+  unqueuedBurst(jobId: string): { name: string; createdAt: Date } | null {
+    const since = this.unqueued.get(jobId);
+    return since === undefined ? null : { name: embedJob.type, createdAt: new Date(since) };
+  }
+
   private async queueBurst(burst: { nodes: WrittenNode[]; jobId: string }, pending: PendingVectors): Promise<void> {
     const nids = burst.nodes.map((n) => n.nid);
     let handle: JobHandle<{ feed_seq?: number | undefined }>;
     try {
       handle = await enqueueJob(this.deps.queue, embedJob, { nids, defer_fingerprints: true }, { jobId: burst.jobId });
     } catch (err) {
+      this.unqueued.delete(burst.jobId);
       // The debt is in the outbox, which queues it again once the queue is back; keyword search finds them meanwhile.
       this.burstRunning = false;
       this.deps.logger.warn({ err, nodes: nids.length }, 'embedding not queued; the outbox re-enqueues it');
       await this.writeKeywordVectors(nids);
       return;
     }
+    this.unqueued.delete(burst.jobId);
     void handle
       .finished(this.deps.waitMs)
       .catch(() => undefined)

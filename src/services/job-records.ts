@@ -57,7 +57,14 @@ const iso = (ms: number | null) => (ms === null ? null : new Date(ms).toISOStrin
 export class JobRecordsService {
   private readonly byType: ReadonlyMap<string, AnyJobDefinition>;
 
-  constructor(private readonly deps: { queue: JobQueue; jobs?: ReadonlyArray<AnyJobDefinition> }) {
+  constructor(
+    private readonly deps: {
+      queue: JobQueue;
+      jobs?: ReadonlyArray<AnyJobDefinition>;
+      /** A job this process named and has not queued yet (a store burst's embed job): its name and when it was created. */
+      unqueued?: (id: string) => { name: string; createdAt: Date } | null;
+    },
+  ) {
     this.byType = new Map((deps.jobs ?? JOBS).map((j) => [j.type, j]));
   }
 
@@ -68,7 +75,10 @@ export class JobRecordsService {
 
   async get(id: string): Promise<JobRecordView | null> {
     const record = (await this.deps.queue.record?.(id)) ?? null;
-    return record ? this.view(record) : null;
+    if (record) return this.view(record);
+    // Named to its callers before it is queued: it waits, as a queued job that has not started would.
+    const named = this.deps.unqueued?.(id) ?? null;
+    return named ? { id, name: named.name, state: 'waiting', progress: null, created_at: named.createdAt.toISOString(), started_at: null, finished_at: null } : null;
   }
 
   /**

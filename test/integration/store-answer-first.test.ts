@@ -75,11 +75,17 @@ describe('store answers before its vectors', () => {
       const third = await call('store', { content: 'Burst test: the lighthouse museum closes on Mondays.', project_id: project });
       assert.notEqual(second.embedding_job_id, first.embedding_job_id);
       assert.equal(third.embedding_job_id, second.embedding_job_id, 'one job for the stores made while the first one ran');
+      // Not on the queue while the first job runs, yet its record is there for the stores' callers.
+      const waiting = await used.app.services.jobRecords.get(second.embedding_job_id);
+      assert.equal(waiting?.state, 'waiting', JSON.stringify(waiting));
+      assert.equal(waiting?.name, 'embed');
       const search = call('search', { query_text: 'when does the museum close', project_id: project, limit: 1 });
       releaseJobs();
       const found = await search;
       assert.equal(found.hits[0]?.id, third.id, JSON.stringify(found.hits));
       assert.equal(used.app.services.pendingVectors.size, 0);
+      const done = await used.app.services.jobRecords.get(second.embedding_job_id);
+      assert.equal(done?.state, 'completed', JSON.stringify(done));
     });
   });
 });
