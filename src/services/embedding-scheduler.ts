@@ -6,6 +6,7 @@ import type { JobHandle, JobQueue } from '../jobs/queue.js';
 import type { Logger } from '../log.js';
 import type { Db } from '../store/db.js';
 import type { PendingVectors } from './pending-vectors.js';
+import { StoreBursts } from './store-bursts.js';
 import { writeEmbeddings, type EmbeddingWrite } from '../store/embeddings-repo.js';
 import { nodesByNid } from '../store/nodes-repo.js';
 import type { TxChange } from '../store/tx-log.js';
@@ -20,14 +21,6 @@ import { enqueueLinks } from './navigation/link-job.js';
  */
 export const FOLLOW_UP_DELAY_MS = 250;
 
-/**
- * How long a burst of answer-first writes gathers before its embed job is queued (unless a read
- * waits for it, or it is full): one job then carries several writes' vectors in one transaction,
- * one encoding task and one index batch.
- */
-const BURST_GATHER_MS = 20;
-const BURST_MAX = 3;
-
 export interface ScheduledEmbedding {
   /** True once every vector is in this process's indexes: every search signal finds the nodes. */
   searchable: boolean;
@@ -35,7 +28,7 @@ export interface ScheduledEmbedding {
   keywordSearchable: boolean;
   /**
    * The embed job, or null when the queue was unavailable (the outbox re-enqueues it once it is
-   * back). A store that joined a burst (`joinBurst`) shares the burst's job, queued once the job
+   * back). A store that joined a burst (StoreBursts) shares the burst's job, queued once the job
    * before it ends.
    */
   jobId: string | null;
@@ -52,18 +45,11 @@ export interface ScheduledEmbedding {
  * batch, with an idempotent id per (nodes, versions), plus the keyword vectors written here
  * and now, so keyword search never waits for the queue or a worker.
  */
-type WrittenNode = { nid: number; version: number; id: string; project_id: string };
+export type WrittenNode = { nid: number; version: number; id: string; project_id: string };
 
 export class EmbeddingScheduler {
-  /** Answer-first writes made while an answer-first embed job runs: the next job, queued when it ends. */
-  private burst: { nodes: WrittenNode[]; jobId: string; since: number; indexed: Promise<void>; settle: (run: Promise<void>) => void } | null = null;
-  private burstRunning = false;
-  /** Set while the gathering burst waits out BURST_GATHER_MS with no job running. */
-  private gathering: NodeJS.Timeout | null = null;
-  /** A reader waits for the gathering burst: it is queued as soon as no job runs. */
-  private burstWanted = false;
-  /** Bursts whose id stores already answered and that are not on the queue yet: id → when the first store joined. */
-  private readonly unqueued = new Map<string, number>();
+  /** Answer-first writes made while an answer-first embed job runs; null without `pending`. */
+  private readonly bursts: StoreBursts | null;
 
   constructor(
     private readonly deps: {
@@ -82,7 +68,10 @@ export class EmbeddingScheduler {
       pending?: PendingVectors;
     },
   ) {
-    deps.pending?.onAwaited(() => this.flushBurst());
+    const { pending, queue, logger, waitMs } = deps;
+    this.bursts = pending
+      ? new StoreBursts({ queue, logger, waitMs, pending, follow: (handle, nodes) => this.followJob(handle, nodes), writeKeywordVectors: (nids) => this.writeKeywordVectors(nids) })
+      : null;
   }
 
   /**
@@ -101,9 +90,10 @@ export class EmbeddingScheduler {
     const keyword = opts.keywordWritten && opts.wait === false ? await this.refresh().catch(() => false) : null;
     const waits = (opts.wait ?? true) && this.deps.waitMs > 0 && this.deps.indexSync !== null;
     const pending = waits && opts.answerFirst ? this.deps.pending : undefined;
-    if (pending && this.burstRunning) return this.joinBurst(nodes, pending);
+    const bursts = pending ? this.bursts : null;
+    if (bursts?.running) return bursts.join(nodes);
     // Set before the job is queued: a write made meanwhile joins the burst rather than queueing its own.
-    if (pending) this.burstRunning = true;
+    if (bursts) bursts.running = true;
     try {
       // A write that waits for its vectors queues the follow-up jobs (fingerprints, edges) itself
       // once its vectors are in the index: queued by the embed job they would run beside the index
@@ -119,12 +109,12 @@ export class EmbeddingScheduler {
         await this.enqueueFollowUps(nodes, { fingerprints: false, delayMs: 0 });
       } else {
         const { done, followUps } = this.followJob(handle, nodes);
-        if (pending) {
-          // Answer-first writes that come while this job runs share the next one (joinBurst).
+        if (pending && bursts) {
+          // Answer-first writes that come while this job runs share the next one (StoreBursts).
           void handle
             .finished(this.deps.waitMs)
             .catch(() => undefined)
-            .then(() => this.nextBurst(pending));
+            .then(() => bursts.next());
           // In time, a write is settled once its follow-ups are queued too (what it set off is
           // then all in the queue); past the wait, at once.
           return { searchable: true, keywordSearchable: true, jobId, indexed: pending.track(done.then(() => followUps)) };
@@ -134,7 +124,7 @@ export class EmbeddingScheduler {
       }
     } catch (err) {
       this.deps.logger.warn({ err, ids: nodes.map((n) => n.id) }, 'embedding not ready in time; it continues in the background');
-      if (pending) this.nextBurst(pending);
+      bursts?.next();
     }
     return { searchable: false, keywordSearchable: keyword ?? (await this.writeKeywordVectors(nids)), jobId };
   }
@@ -158,92 +148,9 @@ export class EmbeddingScheduler {
     return { done, followUps };
   }
 
-  /**
-   * An answer-first write made while an answer-first embed job runs: it joins the burst that
-   * will be one job once that one ends, so a run of stores shares one vector transaction, one
-   * encoding task and one index batch instead of one each. Its job id is the burst's, queued a
-   * moment later.
-   */
-  private joinBurst(nodes: readonly WrittenNode[], pending: PendingVectors): ScheduledEmbedding {
-    if (!this.burst) {
-      let settle!: (run: Promise<void>) => void;
-      const indexed = new Promise<void>((resolve, reject) => (settle = (run) => void run.then(resolve, reject)));
-      const first = nodes[0]!;
-      this.burst = { nodes: [], jobId: `embed-${first.nid}-v${first.version}-burst`, since: performance.now(), indexed, settle };
-      this.unqueued.set(this.burst.jobId, Date.now());
-    }
-    const burst = this.burst;
-    burst.nodes.push(...nodes);
-    if (burst.nodes.length >= BURST_MAX) this.flushBurst();
-    return { searchable: true, keywordSearchable: true, jobId: burst.jobId, indexed: pending.track(burst.indexed) };
-  }
-
-  /**
-   * Once the last answer-first job ended: queues the burst gathered meanwhile, after letting it
-   * gather for up to BURST_GATHER_MS unless a reader waits or it is full; with none, notes that
-   * no job runs now.
-   */
-  private nextBurst(pending: PendingVectors): void {
-    const burst = this.burst;
-    if (!burst) {
-      this.burstRunning = false;
-      return;
-    }
-    const wait = burst.since + BURST_GATHER_MS - performance.now();
-    if (!this.burstWanted && wait > 0 && burst.nodes.length < BURST_MAX) {
-      this.gathering = setTimeout(() => {
-        this.gathering = null;
-        this.nextBurst(pending);
-      }, wait);
-      return;
-    }
-    this.burst = null;
-    this.burstWanted = false;
-    burst.settle(this.queueBurst(burst, pending));
-  }
-
-  /** A reader waits (or the burst is full): the burst goes as soon as no answer-first job runs. */
-  private flushBurst(): void {
-    if (!this.burst) return;
-    this.burstWanted = true;
-    if (this.gathering) {
-      clearTimeout(this.gathering);
-      this.gathering = null;
-      this.nextBurst(this.deps.pending!);
-    }
-  }
-
-  /**
-   * When `jobId` names a burst whose stores answered with it and that is not on the queue yet
-   * (it gathers, or waits for the running job to end), the time its first store joined: the job
-   * exists for its callers, who may read its record (JobRecordsService) before it is queued.
-   */
+  /** The job a store burst named and has not queued yet (StoreBursts.unqueuedJob). */
   unqueuedBurst(jobId: string): { name: string; createdAt: Date } | null {
-    const since = this.unqueued.get(jobId);
-    return since === undefined ? null : { name: embedJob.type, createdAt: new Date(since) };
-  }
-
-  private async queueBurst(burst: { nodes: WrittenNode[]; jobId: string }, pending: PendingVectors): Promise<void> {
-    const nids = burst.nodes.map((n) => n.nid);
-    let handle: JobHandle<{ feed_seq?: number | undefined }>;
-    try {
-      handle = await enqueueJob(this.deps.queue, embedJob, { nids, defer_fingerprints: true }, { jobId: burst.jobId });
-    } catch (err) {
-      this.unqueued.delete(burst.jobId);
-      // The debt is in the outbox, which queues it again once the queue is back; keyword search finds them meanwhile.
-      this.burstRunning = false;
-      this.deps.logger.warn({ err, nodes: nids.length }, 'embedding not queued; the outbox re-enqueues it');
-      await this.writeKeywordVectors(nids);
-      return;
-    }
-    this.unqueued.delete(burst.jobId);
-    void handle
-      .finished(this.deps.waitMs)
-      .catch(() => undefined)
-      .then(() => this.nextBurst(pending));
-    const { done, followUps } = this.followJob(handle, burst.nodes);
-    await done;
-    await followUps;
+    return this.bursts?.unqueuedJob(jobId) ?? null;
   }
 
   /**
