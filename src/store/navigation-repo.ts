@@ -17,13 +17,11 @@ export function accessCtes(session: string, ids: string, projects: string): stri
   return `accessed as (
        insert into node_access (session_id, node_id, project_id)
        select ${session}, a.id, a.project_id from unnest(${ids}::text[], ${projects}::text[]) as a(id, project_id)
-       on conflict (session_id, node_id) do update set accessed_at = now(), access_count = node_access.access_count + 1
-       returning 1),
+       on conflict (session_id, node_id) do update set accessed_at = now(), access_count = node_access.access_count + 1),
      totals as (
        insert into node_access_totals (node_id, access_count, last_accessed_at)
        select a.id, 1, now() from unnest(${ids}::text[]) as a(id)
-       on conflict (node_id) do update set access_count = node_access_totals.access_count + 1, last_accessed_at = now()
-       returning 1)`;
+       on conflict (node_id) do update set access_count = node_access_totals.access_count + 1, last_accessed_at = now())`;
 }
 
 /** The nodes once each: one statement may not update a row of node_access or its totals twice. */

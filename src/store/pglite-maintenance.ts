@@ -66,11 +66,12 @@ export async function keepTablesMaintained(db: Db, opts: { channel: string; logg
     lastCheckAt = performance.now();
     await db.query('select pg_stat_force_next_flush()');
     const due = await db.query<{ name: string; to_analyze: boolean; to_vacuum: boolean }>(
-      `select quote_ident(s.schemaname) || '.' || quote_ident(s.relname) as name,
-              s.n_mod_since_analyze >= $1 + greatest(c.reltuples, 0) as to_analyze,
-              s.n_dead_tup >= $2 + $3 * greatest(c.reltuples, 0) as to_vacuum
-         from pg_stat_user_tables s join pg_class c on c.oid = s.relid
-        where s.n_mod_since_analyze >= $1 + greatest(c.reltuples, 0) or s.n_dead_tup >= $2 + $3 * greatest(c.reltuples, 0)`,
+      `select * from (
+         select quote_ident(s.schemaname) || '.' || quote_ident(s.relname) as name,
+                s.n_mod_since_analyze >= $1 + greatest(c.reltuples, 0) as to_analyze,
+                s.n_dead_tup >= $2 + $3 * greatest(c.reltuples, 0) as to_vacuum
+           from pg_stat_user_tables s join pg_class c on c.oid = s.relid
+       ) t where to_analyze or to_vacuum`,
       [ANALYZE_BASE_ROWS, VACUUM_BASE_ROWS, VACUUM_SCALE],
     );
     const analyze = due.filter((t) => t.to_analyze).map((t) => t.name);

@@ -40,7 +40,7 @@ export interface LoggedRetrieval {
  * PGlite (bench/profile-search.mjs). It runs after the answer (RetrievalLog.record); the tools
  * that read the log or the accesses wait for it.
  */
-export async function insertRetrieval(q: Queryable, r: RetrievalRecord, access?: { sessionId: string; nodes: ReadonlyArray<{ id: string; project_id: string }> }): Promise<number> {
+export async function insertRetrieval(q: Queryable, r: RetrievalRecord, access?: { sessionId: string; nodes: ReadonlyArray<{ id: string; project_id: string }> }): Promise<void> {
   const params: unknown[] = [r.sessionId, r.actor, r.tool, r.projectId, r.query, JSON.stringify(r.hits), JSON.stringify(r.signalTop)];
   let writes = '';
   const nodes = access ? distinctNodes(access.nodes) : [];
@@ -53,12 +53,11 @@ export async function insertRetrieval(q: Queryable, r: RetrievalRecord, access?:
     writes = `with ${accessCtes('$8', '$9', '$10')}
      `;
   }
-  const [row] = await q.query<{ id: number }>(
+  await q.query(
     `${writes}insert into retrieval_log (session_id, actor, tool, project_id, query, hits, signal_top)
-     values ($1, $2, $3, $4, $5, $6::jsonb, $7::jsonb) returning id`,
+     values ($1, $2, $3, $4, $5, $6::jsonb, $7::jsonb)`,
     params,
   );
-  return Number(row!.id);
 }
 
 /**
