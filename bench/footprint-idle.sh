@@ -2,7 +2,7 @@
 # bench/footprint-idle.sh <checkout with dist/> [ENV=value ...]: fresh data dir, serve, wait for /healthz, RSS after 10 s idle and
 # after 60 s idle (V8's memory reducer shrinks the main heap ~20 s after start, when allocation stays low); then cold first search/store latencies
 here=$(cd "$(dirname "$0")" && pwd)
-root=$1; shift
+root=$(cd "$1" && pwd); shift
 d=$(mktemp -d ${TMPDIR:-/tmp}/cg-idle.XXXX); port=$((20000 + RANDOM % 20000))
 cd $root
 t0=$(date +%s.%N)

@@ -3,12 +3,12 @@
  * indexes): `bulkLoad` is the embedded import (what `context-graph import` does, ~1,000
  * memories/s written and ~550/s searchable on 2 cores, so 100k loads in a few minutes);
  * `insertBatch` is the older batched logged insert kept for parts that set their own columns.
- *
- * PUSH HOOK: when the `push` tool / MemoryService.push lands, add a loader here that calls it
- * with the same batches (see `pushLoader` below) and select it with `--loader push`.
+ * `pushLoader` measures the `push` tool's path (IngestService.push) on a store of its own.
  */
 import { monotonicFactory, ulid } from 'ulid';
 import type { App } from '../src/app.js';
+import { tempDir } from '../test/helpers/cli.js';
+import { openBenchApp } from './app.js';
 import { contentHash } from '../src/services/writes.js';
 import { image, writeTransaction } from '../src/services/writes.js';
 import { NODE_COLUMNS, type NodeRecord } from '../src/store/nodes-repo.js';
@@ -90,12 +90,7 @@ export async function bulkLoad(
     if (r.rejected > 0) throw new Error(`bulk load: ${r.rejected} records refused: ${JSON.stringify(r.rejections.slice(0, 3))}`);
     opts.onProgress?.(Math.min(items.length, i + batch));
   }
-  for (;;) {
-    const [row] = await app.db.query<{ n: number }>('select count(*)::int as n from embedding_outbox');
-    if (!row || row.n === 0) break;
-    await new Promise((r) => setTimeout(r, 20));
-  }
-  await app.indexSync.pull();
+  await settleEmbedding(app);
   // The rate is to "searchable" (what the old path measured: written, embedded, in the index);
   // the deferred fingerprints are then waited for outside it, so they never run under a timing.
   const seconds = Number(process.hrtime.bigint() - start) / 1e9;
@@ -138,13 +133,50 @@ export async function storeLoop(
   return { path: 'store-loop', nids, ids, seconds: round2(seconds), per_s: round2(items.length / seconds) };
 }
 
+/** Items per pushed document, and the chunk size that makes each corpus sentence (16–24 tokens) a chunk of its own. */
+const PUSH_DOCUMENT_ITEMS = 100;
+const PUSH_CHUNK_TOKENS = 24;
+
 /**
- * PUSH HOOK (not wired yet): bulk ingest through the `push` tool once it exists. Replace the
- * body with a call to the push service (or an MCP `push` call) on batches of `items`, and return
- * the same LoadResult with path 'push'. run.ts reports `push: null` until then.
+ * The `push` path (seed 004, IngestService.push, what the `push` tool calls): the items as
+ * documents of 100 sentences, each sentence one chunk, pushed one after the other into a fresh
+ * store of its own, so the chunks never join the store the other figures are measured on. The
+ * rate is to searchable, as for `bulkLoad`: every chunk written, embedded and in the index.
  */
-export async function pushLoader(_app: App, _items: readonly LoadItem[]): Promise<LoadResult | null> {
-  return null;
+export async function pushLoader(items: readonly LoadItem[], opts: { projectId?: string } = {}): Promise<LoadResult> {
+  const dir = await tempDir('cg-bench-push-');
+  const app = await openBenchApp(dir.path);
+  try {
+    const start = process.hrtime.bigint();
+    const ids: string[] = [];
+    for (let i = 0; i < items.length; i += PUSH_DOCUMENT_ITEMS) {
+      const document = items.slice(i, i + PUSH_DOCUMENT_ITEMS);
+      const r = await app.services.ingest.push(
+        { text: document.map((m) => m.content).join('\n'), project_id: opts.projectId ?? 'bench', memory_type: 'semantic', tags: [], chunk_size: PUSH_CHUNK_TOKENS },
+        'bench-push',
+      );
+      if (r.inserted.length !== document.length) throw new Error(`push: ${document.length} sentences became ${r.inserted.length} new chunks`);
+      ids.push(...r.inserted);
+    }
+    await settleEmbedding(app);
+    const seconds = Number(process.hrtime.bigint() - start) / 1e9;
+    const rows = await app.db.query<{ id: string; nid: number }>('select id, nid from nodes where id = any($1::text[])', [ids]);
+    const nidOf = new Map(rows.map((r) => [r.id, Number(r.nid)]));
+    return { path: 'push', nids: ids.map((id) => nidOf.get(id)!), ids, seconds: round2(seconds), per_s: round2(items.length / seconds) };
+  } finally {
+    await app.close();
+    await dir.remove();
+  }
+}
+
+/** Resolves once nothing waits for embedding and the index replica has caught up. */
+async function settleEmbedding(app: App): Promise<void> {
+  for (;;) {
+    const [row] = await app.db.query<{ n: number }>('select count(*)::int as n from embedding_outbox');
+    if (!row || row.n === 0) break;
+    await new Promise((r) => setTimeout(r, 20));
+  }
+  await app.indexSync.pull();
 }
 
 function round2(x: number): number {

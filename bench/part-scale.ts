@@ -45,10 +45,18 @@ export interface ScaleResult {
   store_samples_per_round: number;
   queries_per_round: number;
   rounds: number;
+  /** A fresh `serve`'s RSS 10 s after it listens, before any call (issue 15's idle footprint). */
+  idle_serve_rss_bytes?: number | null;
+  /** The same process after 20 searches. */
   empty_serve_rss_bytes: number | null;
   push: LoadResult | null;
   steps: ScaleStep[];
 }
+
+/** Chunks pushed for the `push` rate (each corpus sentence one chunk), on a store of their own. */
+const PUSH_ITEMS = 2000;
+/** How long a fresh `serve` idles before its RSS is read (as bench/footprint-idle.sh's first figure). */
+const IDLE_WAIT_MS = 10_000;
 
 async function queueIdle(app: App): Promise<void> {
   await app.services.pendingVectors.settled();
@@ -112,6 +120,7 @@ export async function runScale(opts: {
     store_samples_per_round: opts.storeSamples,
     queries_per_round: opts.queries,
     rounds: opts.rounds,
+    idle_serve_rss_bytes: null,
     empty_serve_rss_bytes: null,
     push: null,
     steps: [],
@@ -120,6 +129,9 @@ export async function runScale(opts: {
     if (opts.parts.memory) {
       const empty = await tempDir('cg-bench-empty-');
       const server = await startServe(serverEnv(empty.path));
+      await new Promise((r) => setTimeout(r, IDLE_WAIT_MS));
+      result.idle_serve_rss_bytes = rssOf(server.proc.pid!);
+      log(`scale: idle serve RSS ${Math.round((result.idle_serve_rss_bytes ?? 0) / 2 ** 20)} MiB`);
       const client = await httpClient(server.mcpUrl, 'bench-empty');
       await timeQueries(queries.slice(0, 20), (q) => mcpQuery(client, q));
       result.empty_serve_rss_bytes = rssOf(server.proc.pid!);
@@ -195,6 +207,10 @@ export async function runScale(opts: {
         }
       }
     };
+    if (opts.parts.write) {
+      result.push = await pushLoader(corpus.slice(0, PUSH_ITEMS));
+      log(`scale: push ${result.push.per_s} memories/s (${PUSH_ITEMS} chunks, own store)`);
+    }
     let app: App = await openBenchApp(dir.path);
     let cursor = 0;
     let stored = 0;
@@ -211,7 +227,6 @@ export async function runScale(opts: {
           step.load = { path: loaded.path, seconds: loaded.seconds, per_s: loaded.per_s, count: need };
           stored += need;
           log(`scale: bulk load ${loaded.per_s} memories/s`);
-          if (result.push === null && size === sizes[0]) result.push = await pushLoader(app, corpus.slice(0, 0));
         }
         if (opts.parts.write) {
           let live = 0;

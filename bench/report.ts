@@ -1,7 +1,7 @@
 /** summary.md and SVG charts from a suite report. */
 import { barChart, lineChart } from './chart.js';
 import type { Machine } from './env.js';
-import { locomoTarget, renderLocomo } from './locomo/report.js';
+import { renderLocomo } from './locomo/report.js';
 import { renderCuration, type CurationResult } from './part-curation.js';
 import type { IndexDatasetResult } from './part-index.js';
 import type { LocomoOutcome } from './part-locomo.js';
@@ -9,6 +9,7 @@ import type { OnnxResult } from './part-onnx.js';
 import type { PeerResult } from './part-peer.js';
 import type { QualityResult } from './part-quality.js';
 import type { ScaleResult } from './part-scale.js';
+import { f, k, renderTargets } from './targets.js';
 
 export interface Report {
   benchmark: string;
@@ -20,8 +21,6 @@ export interface Report {
   errors: Record<string, string>;
 }
 
-const k = (n: number) => (n >= 1000 && n % 1000 === 0 ? `${n / 1000}k` : String(n));
-const f = (x: number | null | undefined, d = 2) => (x === null || x === undefined || !Number.isFinite(x) ? 'n/a' : String(Math.round(x * 10 ** d) / 10 ** d));
 const spread = (r: { median: number; min: number; max: number } | undefined) => (r ? `${f(r.median)} (${f(r.min)}–${f(r.max)})` : 'n/a');
 
 function stamp(r: Report): string {
@@ -29,76 +28,8 @@ function stamp(r: Report): string {
   return `${m.cpus}× ${m.cpu_model ?? 'cpu'}, ${m.memory_gb} GB, Node ${m.node}; seed ${r.settings.seed}${r.settings.quick ? '; QUICK sizes' : ''}`;
 }
 
-interface Target {
-  name: string;
-  target: string;
-  measured: string;
-  met: boolean | null;
-}
-
-function targets(r: Report): Target[] {
-  const out: Target[] = [];
-  const scale = r.results.scale;
-  const top = scale?.steps.filter((s) => s.read?.mcp_http).at(-1);
-  out.push({
-    name: `hybrid search p95 through MCP HTTP at ${top ? k(top.size) : '100k'}`,
-    target: '≤ 10 ms at 100k',
-    measured: top?.read?.mcp_http ? `${f(top.read.mcp_http.p95_ms.median)} ms at ${k(top.size)}` : 'not run',
-    met: top?.read?.mcp_http && top.size >= 100_000 ? top.read.mcp_http.p95_ms.median <= 10 : null,
-  });
-  const stores = scale?.steps.filter((s) => s.store) ?? [];
-  if (stores.length > 0) {
-    const worst = Math.max(...stores.map((s) => s.store!.latency.p95_ms.median));
-    const first = stores[0]!.store!.latency.p95_ms.median;
-    const last = stores.at(-1)!.store!.latency.p95_ms.median;
-    out.push({
-      name: 'store p95 (live path), every size',
-      target: '≤ 5 ms',
-      measured: stores.map((s) => `${k(s.size)}: ${f(s.store!.latency.p95_ms.median)} ms`).join(', '),
-      met: worst <= 5,
-    });
-    out.push({ name: 'store p95 flat as the store grows (last / first)', target: '≈ 1 (≤ 1.5)', measured: f(last / first), met: last / first <= 1.5 });
-  }
-  const bulk = scale?.steps.find((s) => s.load && s.load.count >= 1000);
-  out.push({
-    name: 'bulk ingest, model-free encoders',
-    target: '≥ 2,000 memories/s',
-    measured: bulk?.load ? `${f(bulk.load.per_s, 0)}/s (${bulk.load.path}, ${k(bulk.load.count)})` : 'not run',
-    met: bulk?.load ? bulk.load.per_s >= 2000 : null,
-  });
-  const onnx = r.results.onnx;
-  out.push({
-    name: 'ingest with a model / raw onnxruntime',
-    target: '≥ 0.90',
-    measured: onnx ? `bulk ${f(onnx.ratios.bulk_ingest_over_raw, 3)}, embed pool ${f(onnx.ratios.pipeline_embed_over_raw, 3)}` : 'not run',
-    met: onnx ? (onnx.ratios.bulk_ingest_over_raw ?? 0) >= 0.9 : null,
-  });
-  const idx = r.results.index;
-  if (idx) {
-    for (const d of idx) {
-      const prod = d.depths.find((x) => x.expansion_search === 128) ?? d.depths.at(-1);
-      out.push({
-        name: `vector recall@10, ${d.dataset}, ${k(d.vectors)}, ef ${prod?.expansion_search}`,
-        target: '≥ 0.98',
-        measured: f(prod?.recall_at_10, 4),
-        met: prod ? prod.recall_at_10 >= 0.98 : null,
-      });
-    }
-  }
-  const q = r.results.quality;
-  if (q)
-    out.push({
-      name: 'quality: hybrid above BM25 at recall@5/10/25',
-      target: 'all three',
-      measured: `${f(q.systems.hybrid?.overall.recall_at_5, 3)}/${f(q.systems.hybrid?.overall.recall_at_10, 3)}/${f(q.systems.hybrid?.overall.recall_at_25, 3)} vs ${f(q.systems.bm25_wink?.overall.recall_at_5, 3)}/${f(q.systems.bm25_wink?.overall.recall_at_10, 3)}/${f(q.systems.bm25_wink?.overall.recall_at_25, 3)}`,
-      met: q.hybrid_beats_bm25_at_every_k,
-    });
-  const locomo = locomoTarget(r.results.locomo);
-  if (locomo) out.push(locomo);
-  return out;
-}
-
-export function renderSummary(r: Report): string {
+/** summary.md; `before` (an earlier run's report, `--compare`) adds its figures to the Targets table. */
+export function renderSummary(r: Report, before?: Report | null): string {
   const L: string[] = [];
   L.push(`# context-graph benchmark — ${r.date.slice(0, 16).replace('T', ' ')} UTC`, '');
   L.push(`Machine: ${stamp(r)}; load average at start ${r.machine.load_avg_at_start.join(' / ')}; commit ${r.machine.git_commit ?? 'n/a'}.`);
@@ -111,9 +42,7 @@ export function renderSummary(r: Report): string {
     for (const [p, e] of Object.entries(r.errors)) L.push(`- **${p}**: ${e.split('\n')[0]}`);
     L.push('');
   }
-  L.push('## Targets', '', '| target | goal | measured | met |', '|---|---|---|---|');
-  for (const t of targets(r)) L.push(`| ${t.name} | ${t.target} | ${t.measured} | ${t.met === null ? 'n/a' : t.met ? 'yes' : '**no**'} |`);
-  L.push('');
+  L.push('## Targets', '', ...renderTargets(r, before), '');
 
   const s = r.results.scale;
   if (s) {
@@ -134,7 +63,11 @@ export function renderSummary(r: Report): string {
         `| ${k(st.size)} | ${st.load ? `${st.load.path}, ${f(st.load.per_s, 0)}` : '–'} | ${sl ? `${spread(sl.p50_ms)} / ${spread(sl.p95_ms)} / ${spread(sl.p99_ms)}` : '–'} | ${st.store ? f(st.store.live_per_s, 1) : '–'} | ${rd ? `${spread(rd.in_process.p50_ms)} / ${spread(rd.in_process.p95_ms)}` : '–'} | ${rd?.mcp_http ? `${spread(rd.mcp_http.p50_ms)} / ${spread(rd.mcp_http.p95_ms)}` : '–'} | ${rd?.mcp_stdio ? `${spread(rd.mcp_stdio.p50_ms)} / ${spread(rd.mcp_stdio.p95_ms)}` : '–'} |`,
       );
     }
-    L.push('', `Bulk ingest through \`push\`: ${s.push ? `${f(s.push.per_s, 0)}/s` : 'not measured (hook in bench/load.ts: pushLoader)'}.`, '');
+    L.push(
+      '',
+      `Ingest through \`push\` (documents of 100 one-sentence chunks, on a store of its own): ${s.push ? `${f(s.push.per_s, 0)} memories/s to searchable, ${s.push.ids.length} chunks in ${f(s.push.seconds)} s` : 'not measured'}.`,
+      '',
+    );
     for (const st of s.steps) {
       if (st.serve_start_s !== undefined) L.push(`\`serve\` on the ${k(st.size)} store listened after ${f(st.serve_start_s, 1)} s (index snapshots loaded).`, '');
       if (st.stdio_first_call_s !== undefined)
@@ -162,7 +95,7 @@ export function renderSummary(r: Report): string {
       L.push(
         '### Memory',
         '',
-        `Empty \`serve\` process RSS: ${s.empty_serve_rss_bytes === null ? 'n/a' : `${f(s.empty_serve_rss_bytes / 2 ** 20, 1)} MiB`}.`,
+        `Empty \`serve\` process RSS: ${s.idle_serve_rss_bytes ? `${f(s.idle_serve_rss_bytes / 2 ** 20, 1)} MiB 10 s after listening, ` : ''}${s.empty_serve_rss_bytes === null ? 'n/a' : `${f(s.empty_serve_rss_bytes / 2 ** 20, 1)} MiB after 20 searches`}.`,
         '',
         '| size | serve RSS MiB | RSS over empty, bytes/memory | data dir MiB | data dir bytes/memory |',
         '|---|---|---|---|---|',

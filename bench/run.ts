@@ -11,7 +11,7 @@
  * its data file is absent). Writes bench/results/<date>/ (results.json, summary.md, *.svg) and
  * shows progress on stderr.
  */
-import { mkdir, writeFile } from 'node:fs/promises';
+import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { packageRoot } from '../src/paths.js';
@@ -66,6 +66,7 @@ const { values } = parseArgs({
     'import-sizes': { type: 'string' },
     'import-baseline': { type: 'string' },
     'import-baseline-max': { type: 'string' },
+    compare: { type: 'string' },
     seed: { type: 'string', default: '42' },
     out: { type: 'string' },
     help: { type: 'boolean', default: false },
@@ -77,6 +78,7 @@ if (values.help) {
   [--store-samples 100] [--queries 200] [--rounds 3] [--clients 1,4,16] [--index-size 100000] [--index-queries 500]
   [--depths 16,32,64,128,256] [--index-datasets e1-hash,low-rank] [--peer-sizes 500,1000,2000] [--peer-window 100]
   [--quality-distractors 2000] [--quality-per-category 40] [--onnx-texts 2000] [--round-budget-s 10] [--import-sizes 10000,100000] [--import-baseline ../checkout] [--import-baseline-max 10000] [--seed 42] [--out DIR]
+  [--compare bench/results/<earlier run>/results.json]
   [--locomo ${DEFAULT_LOCOMO}] [--locomo-limit N] [--curation-sizes 10000,100000] [--curation-samples 100]
 Default parts: ${DEFAULT_PARTS.join(',')}.
 `);
@@ -121,6 +123,9 @@ const settings = {
   locomo_limit: values['locomo-limit'] !== undefined ? Number(values['locomo-limit']) : quick ? 1 : null,
 };
 if (settings.locomo_limit !== null && !(Number.isInteger(settings.locomo_limit) && settings.locomo_limit > 0)) throw new Error('--locomo-limit takes a positive integer');
+
+// An earlier run's report, read before anything is measured so a wrong path fails at once.
+const before: Report | null = values.compare ? (JSON.parse(await readFile(resolve(values.compare), 'utf8')) as Report) : null;
 
 const started = new Date();
 const report: Report = { benchmark: 'context-graph suite', date: started.toISOString(), machine: machine(), settings, duration_s: 0, results: {}, errors: {} };
@@ -193,9 +198,10 @@ report.duration_s = Math.round((Date.now() - started.getTime()) / 1000);
 const outDir = values.out ?? join(packageRoot(), 'bench', 'results', report.date.slice(0, 10));
 await mkdir(outDir, { recursive: true });
 await writeFile(join(outDir, 'results.json'), JSON.stringify(report, null, 2) + '\n');
+if (before) report.settings.compare = values.compare;
 const importSummary = report.results.import ? '\n' + renderImportSummary(report.results.import as ImportBenchResult) : '';
-await writeFile(join(outDir, 'summary.md'), renderSummary(report) + importSummary);
+await writeFile(join(outDir, 'summary.md'), renderSummary(report, before) + importSummary);
 for (const [file, svg] of Object.entries(renderCharts(report))) await writeFile(join(outDir, file), svg);
-process.stdout.write(renderSummary(report) + importSummary);
+process.stdout.write(renderSummary(report, before) + importSummary);
 log(`written to ${outDir} in ${report.duration_s} s`);
 if (Object.keys(report.errors).length > 0) process.exitCode = 1;
