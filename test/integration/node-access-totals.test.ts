@@ -66,7 +66,7 @@ for (const [name, open] of backends) {
           const unread = await remember(db, 'Never read.');
           await db.query(`update nodes set access_count = 2, last_accessed_at = '2026-01-02T03:04:05Z' where nid = $1`, [read.nid]);
 
-          assert.deepEqual((await migrate(db, logger)).applied, ['180_node_access_totals.sql']);
+          assert.equal((await migrate(db, logger)).applied[0], '180_node_access_totals.sql');
           const rows = await db.query<{ node_id: string; access_count: number; last_accessed_at: Date }>(`select * from node_access_totals`);
           assert.deepEqual(
             rows.map((r) => [r.node_id, Number(r.access_count), new Date(r.last_accessed_at).toISOString()]),
