@@ -16,12 +16,12 @@ import { httpClient, startServe, stdioClient, tempDir } from '../test/helpers/cl
 import { openBenchApp, serverEnv } from './app.js';
 import { makeCorpus, makeQueries } from './corpus.js';
 import { dirBytes, log, rssOf } from './env.js';
-import { bulkLoad, pushLoader, storeLoop, type LoadResult } from './load.js';
+import { bulkLoad, pushLoader, storeLoop, type LoadRate } from './load.js';
 import { repeatedLatency, summarize, type LatencySummary, type RepeatedLatency } from './stats.js';
 
 export interface ScaleStep {
   size: number;
-  load: (Omit<LoadResult, 'nids' | 'ids'> & { count: number }) | null;
+  load: LoadRate | null;
   store?: { latency: RepeatedLatency; live_per_s: number };
   read?: {
     in_process: RepeatedLatency;
@@ -49,7 +49,7 @@ export interface ScaleResult {
   idle_serve_rss_bytes?: number | null;
   /** The same process after 20 searches. */
   empty_serve_rss_bytes: number | null;
-  push: LoadResult | null;
+  push: LoadRate | null;
   steps: ScaleStep[];
 }
 

@@ -65,7 +65,7 @@ export function renderSummary(r: Report, before?: Report | null): string {
     }
     L.push(
       '',
-      `Ingest through \`push\` (documents of 100 one-sentence chunks, on a store of its own): ${s.push ? `${f(s.push.per_s, 0)} memories/s to searchable, ${s.push.ids.length} chunks in ${f(s.push.seconds)} s` : 'not measured'}.`,
+      `Ingest through \`push\` (documents of 100 one-sentence chunks, on a store of its own): ${s.push ? `${f(s.push.per_s, 0)} memories/s to searchable, ${s.push.count} chunks in ${f(s.push.seconds)} s` : 'not measured'}.`,
       '',
     );
     for (const st of s.steps) {

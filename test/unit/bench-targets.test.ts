@@ -58,7 +58,7 @@ test('with an earlier report, each goal shows its earlier figure beside the new 
   const before = report('1111111aaaa', { empty_serve_rss_bytes: 529 * MiB, steps: [step100k(19.9, 18.2, [76, 18], [105, 255])] });
   const now = report('2222222bbbb', {
     idle_serve_rss_bytes: 172 * MiB,
-    push: { path: 'push', nids: [1, 2], ids: ['a', 'b'], seconds: 1, per_s: 550 },
+    push: { path: 'push', count: 2, seconds: 1, per_s: 550 },
     steps: [step100k(13, 14, [100, 14], [130, 170])],
   });
   const table = renderTargets(now, before);
