@@ -18,7 +18,7 @@ export interface Target {
 }
 
 const MiB = 2 ** 20;
-export const k = (n: number) => (n >= 1000 && n % 1000 === 0 ? `${n / 1000}k` : String(n));
+export const k = (n: number) => (n >= 1e6 && n % 1e6 === 0 ? `${n / 1e6}M` : n >= 1000 && n % 1000 === 0 ? `${n / 1000}k` : String(n));
 export const f = (x: number | null | undefined, d = 2) => (x === null || x === undefined || !Number.isFinite(x) ? 'n/a' : String(Math.round(x * 10 ** d) / 10 ** d));
 
 function searchTarget(steps: ScaleStep[]): Target {
@@ -49,7 +49,13 @@ function storeTargets(steps: ScaleStep[]): Target[] {
       measured: stores.map((s) => `${k(s.size)}: ${f(s.store!.latency.p95_ms.median)} ms`).join(', '),
       met: worst <= 5,
     },
-    { key: 'store_p95_flat', name: 'store p95 flat as the store grows (last / first)', target: '≈ 1 (≤ 1.5)', measured: f(ratio), met: ratio <= 1.5 },
+    {
+      key: 'store_p95_flat',
+      name: 'store p95 flat as the store grows (last / first)',
+      target: '≈ 1 (≤ 1.5)',
+      measured: stores.length > 1 ? f(ratio) : 'one size only',
+      met: stores.length > 1 ? ratio <= 1.5 : null,
+    },
   ];
 }
 
