@@ -67,7 +67,8 @@ export interface ImportBenchResult {
   goal_per_s: number;
 }
 
-const GOAL_PER_S = 2_000;
+/** Issue 15/18's ingestion goal, memories/s; the suite's Targets judge bulk, push and import by it too. */
+export const INGEST_GOAL_PER_S = 2_000;
 
 /** Seconds from the CLI's "m:ss (12.3 s)" when it gives the precise figure, else from m:ss / h:mm:ss. */
 function secondsFrom(match: RegExpExecArray | null): number | null {
@@ -259,7 +260,7 @@ export async function runImportBench(opts: {
       const samples = s.side === 'baseline' ? (opts.baselineStoreSamples ?? opts.storeSamples) : opts.storeSamples;
       if (samples > 0) mcp_store.push(await storeCalls(s, samples, opts.storeClients ?? 1, opts.seed, dir.path));
     }
-    return { sizes: opts.sizes, sides, runs, skipped, mcp_store, goal_per_s: GOAL_PER_S };
+    return { sizes: opts.sizes, sides, runs, skipped, mcp_store, goal_per_s: INGEST_GOAL_PER_S };
   } finally {
     await dir.remove();
   }
