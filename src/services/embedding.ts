@@ -7,7 +7,7 @@ import type { Db } from '../store/db.js';
 import { writeEmbeddings, type EmbeddingWrite } from '../store/embeddings-repo.js';
 import { oweFingerprints, oweStaleFingerprints } from '../store/fingerprints-repo.js';
 import { nidsMissingEmbedding, nodesByNid, type NodeRecord } from '../store/nodes-repo.js';
-import { settleOwedEmbeddings } from '../store/outbox-repo.js';
+import { coveredModels, owedNids, recordCoverage, renewOwedEmbeddings, settleOwedEmbeddings } from '../store/outbox-repo.js';
 import { projectPositions, type PositionAnchor } from '../store/positions-repo.js';
 import type { EncodeItem } from '../embed/encoder.js';
 import { fingerprintJob, modelKey } from './fingerprints.js';
@@ -145,28 +145,40 @@ export function embedJobId(nids: readonly number[], version: number | string = 1
 
 /**
  * Enqueues embedding for live nodes that lack a vector from the active model of a space: writes
- * whose job was lost (a crash of the in-process queue) and memories stored under another model.
+ * whose job was lost (a crash of the in-process queue: their outbox debts) and memories stored
+ * under another model. Only a space whose active model is not yet recorded as covering every
+ * node (db/200) is searched node by node, and recorded once that finds none missing: the search
+ * costs a probe per node and space, seconds at 100k memories, on every start before the server
+ * answers.
  */
 export async function enqueueEmbeddingBacklog(
   deps: { db: Db; queue: JobQueue; embedder: Embedder; logger: Logger },
   opts: { batch?: number; onQueued?: (job: JobHandle) => void } = {},
 ): Promise<number> {
   const batch = opts.batch ?? 256;
-  const missing = new Set<number>();
+  const owed = await owedNids(deps.db);
+  const missing = new Set<number>(owed);
+  const covered = await coveredModels(deps.db);
   for (const enc of deps.embedder.encoders()) {
+    if (covered.get(enc.space) === enc.modelId) continue;
     let after = 0;
+    let found = 0;
     for (;;) {
       const nids = await nidsMissingEmbedding(deps.db, enc.space, enc.modelId, after, 10_000);
       for (const nid of nids) missing.add(nid);
+      found += nids.length;
       if (nids.length < 10_000) break;
       after = nids[nids.length - 1]!;
     }
+    if (found === 0) await recordCoverage(deps.db, enc.space, enc.modelId);
   }
   const all = [...missing].sort((a, b) => a - b);
   for (let i = 0; i < all.length; i += batch) {
     const chunk = all.slice(i, i + batch);
     opts.onQueued?.(await enqueueJob(deps.queue, embedJob, { nids: chunk }, { jobId: embedJobId(chunk, 'backlog') }));
   }
+  // Leased like the outbox's own dispatches, so its drain does not enqueue them a second time.
+  await renewOwedEmbeddings(deps.db, owed);
   if (all.length > 0) deps.logger.info({ nodes: all.length }, 'queued embedding backlog');
   return all.length;
 }

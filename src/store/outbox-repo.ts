@@ -65,3 +65,26 @@ export async function renewOwedEmbeddings(q: Queryable, nids: readonly number[])
   if (nids.length === 0) return;
   await q.query(`update embedding_outbox set queued_at = now() where nid = any($1::bigint[])`, [nids]);
 }
+
+/** Every node that owes vectors, in nid order: what a crash or a lost job left unembedded. */
+export async function owedNids(q: Queryable): Promise<number[]> {
+  const rows = await q.query<{ nid: number }>(`select nid from embedding_outbox order by nid`);
+  return rows.map((r) => Number(r.nid));
+}
+
+/**
+ * Per space, the model under which every live node was last found embedded (db/200): while it
+ * is still the active one, a node lacks that vector only if it owes it in the outbox.
+ */
+export async function coveredModels(q: Queryable): Promise<Map<string, string>> {
+  const rows = await q.query<{ space: string; model_id: string }>(`select space, model_id from embedding_coverage`);
+  return new Map(rows.map((r) => [r.space, r.model_id]));
+}
+
+export async function recordCoverage(q: Queryable, space: string, modelId: string): Promise<void> {
+  await q.query(
+    `insert into embedding_coverage (space, model_id) values ($1, $2)
+     on conflict (space) do update set model_id = excluded.model_id, checked_at = now()`,
+    [space, modelId],
+  );
+}
