@@ -88,3 +88,17 @@ test('a table whose deleted rows pass the threshold is vacuumed after a nudge, a
   await fill(1, 1000);
   assert.ok((await tableBytes('churn')) <= grown, 'the rows written again went into the space the deleted ones left');
 });
+
+test('a restart analyzes only the tables never analyzed: the others keep their statistics and the first calls do not wait', async () => {
+  await until('the analyze at start', async () => (await lastAnalyze('grown')) !== null);
+  await h.db.query('create table added (id int primary key)');
+  await h.db.query('insert into added select i from generate_series(1, 10) i');
+  const grownAt = await lastAnalyze('grown');
+  const again = await keepTablesMaintained(h.db, { channel: `${CHANNEL}_again`, logger: createLogger('silent'), checkEveryMs: 20 });
+  try {
+    await until('the new table analyzed', async () => (await reltuples('added')) === 10);
+    assert.equal(await lastAnalyze('grown'), grownAt, 'an analyzed table is not analyzed again at start');
+  } finally {
+    await again.close();
+  }
+});
