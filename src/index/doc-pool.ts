@@ -47,6 +47,27 @@ export class DocPool {
     return at;
   }
 
+  /**
+   * An empty pool takes whole documents in slot order (a snapshot's, on load): slot i gets the
+   * next `counts[i]` entries of `terms` and `tfs`, with the room trim() would leave. `pos` is
+   * the caller's to fill.
+   */
+  adopt(terms: Uint32Array<ArrayBuffer>, tfs: Float32Array<ArrayBuffer>, counts: Uint32Array<ArrayBuffer>): void {
+    const size = Math.ceil(terms.length * TRIM_HEADROOM);
+    this.terms = resized(terms, size);
+    this.tfs = resized(tfs, size);
+    this.pos = new Uint32Array(size);
+    this.start = new Uint32Array(Math.max(16, counts.length));
+    this.count = resized(counts, this.start.length);
+    let at = 0;
+    for (let slot = 0; slot < counts.length; slot++) {
+      this.start[slot] = at;
+      at += counts[slot]!;
+    }
+    this.end = at;
+    this.garbage = 0;
+  }
+
   release(slot: number): void {
     this.garbage += this.count[slot]!;
     this.count[slot] = 0;

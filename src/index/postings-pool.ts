@@ -53,6 +53,51 @@ export class PostingsPool {
   }
 
   /**
+   * An empty pool builds every list at once from documents in slot order (slot i: the next
+   * `counts[i]` entries of `terms`/`tfs`, a snapshot's on load), each list in slot order with the
+   * room trim() leaves: the same lists as adding them one by one, without growing any. Writes each
+   * entry's position in its term's list to `pos`.
+   */
+  fill(terms: Uint32Array, tfs: Float32Array, counts: Uint32Array, pos: Uint32Array): void {
+    const tixOfEntry = new Uint32Array(terms.length);
+    for (let e = 0; e < terms.length; e++) {
+      let tix = this.tixOf.get(terms[e]!);
+      if (tix === undefined) {
+        tix = this.newTix();
+        this.tixOf.set(terms[e]!, tix);
+        this.n[tix] = 0;
+        this.maxTf[tix] = 0;
+      }
+      this.n[tix]!++;
+      tixOfEntry[e] = tix;
+    }
+    let at = 0;
+    for (let tix = 0; tix < this.terms; tix++) {
+      const room = Math.max(INITIAL_ROOM, Math.ceil(this.n[tix]! * TRIM_HEADROOM));
+      this.start[tix] = at;
+      this.cap[tix] = room;
+      this.n[tix] = 0;
+      at += room;
+    }
+    this.end = at;
+    this.garbage = 0;
+    this.slots = new Uint32Array(Math.ceil(at * TRIM_HEADROOM));
+    this.tfs = new Float32Array(this.slots.length);
+    for (let slot = 0, e = 0; slot < counts.length; slot++) {
+      for (const end = e + counts[slot]!; e < end; e++) {
+        const tix = tixOfEntry[e]!;
+        const i = this.n[tix]!;
+        const tf = tfs[e]!;
+        this.slots[this.start[tix]! + i] = slot;
+        this.tfs[this.start[tix]! + i] = tf;
+        if (tf > this.maxTf[tix]!) this.maxTf[tix] = tf;
+        this.n[tix] = i + 1;
+        pos[e] = i;
+      }
+    }
+  }
+
+  /**
    * Removes position `at` of the term's list by moving its last entry there; answers the slot of
    * the entry that moved (whose position is now `at`), or -1 when `at` was the last. A list left
    * empty is released with its term.

@@ -1,6 +1,6 @@
 import { DocPool } from './doc-pool.js';
 import { PostingsPool } from './postings-pool.js';
-import { parseSparse, serializeSparse, type SparseDocument } from './sparse-snapshot.js';
+import { documentsOf, isCanonical, readSparse, serializeSparse, type SparseColumns, type SparseDocument } from './sparse-snapshot.js';
 import { kthLargest, topHits } from './top-k.js';
 import type { VectorHit } from './vector-index.js';
 
@@ -301,9 +301,35 @@ export class SparseIndex {
 
   static deserialize(data: Uint8Array, k1?: number, b?: number): SparseIndex {
     const index = new SparseIndex(k1, b);
-    for (const d of parseSparse(data)) index.upsert(d.key, d.terms, d.tfs);
+    const columns = readSparse(data);
+    if (isCanonical(columns)) {
+      index.adopt(columns);
+      return index;
+    }
+    for (const d of documentsOf(columns)) index.upsert(d.key, d.terms, d.tfs);
     index.pool.trim();
     index.postings.trim();
     return index;
+  }
+
+  /**
+   * An empty index takes a snapshot's documents whole, slot i for document i: the index that
+   * upserting them in order and trimming builds, without the per-document work (at 100k
+   * memories, loading E6 took 2.6 s one document at a time).
+   */
+  private adopt({ keys, counts, ids, tfs }: SparseColumns): void {
+    this.pool.adopt(ids, tfs, counts);
+    this.postings.fill(ids, tfs, counts, this.pool.pos);
+    this.lens = new Float32Array(Math.max(16, keys.length));
+    this.keyOf = new Float64Array(this.lens.length);
+    for (let slot = 0, e = 0; slot < keys.length; slot++) {
+      let len = 0;
+      for (const end = e + counts[slot]!; e < end; e++) len += tfs[e]!;
+      this.lens[slot] = len;
+      this.keyOf[slot] = keys[slot]!;
+      this.slotOf.set(keys[slot]!, slot);
+      this.totalLen += len;
+    }
+    this.slotCount = keys.length;
   }
 }

@@ -1,6 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { SparseIndex } from '../../src/index/sparse.js';
+import { serializeSparse } from '../../src/index/sparse-snapshot.js';
 import { mulberry32 } from '../helpers/prng.js';
 
 const near = (a: number, b: number) => Math.abs(a - b) < 1e-9;
@@ -139,6 +140,12 @@ test('snapshot round trip gives identical results', () => {
   const copy = SparseIndex.deserialize(idx.serialize());
   assert.equal(copy.size, idx.size);
   for (const q of [[1], [2, 3], [0xffffffff]]) assert.deepEqual(copy.search(q, 10), idx.search(q, 10));
+  // From a buffer at an odd offset (a pooled read), the same.
+  const bytes = idx.serialize();
+  const shifted = new Uint8Array(bytes.length + 3);
+  shifted.set(bytes, 3);
+  const unaligned = SparseIndex.deserialize(shifted.subarray(3));
+  for (const q of [[1], [2, 3], [0xffffffff]]) assert.deepEqual(unaligned.search(q, 10), idx.search(q, 10));
   assert.throws(() => SparseIndex.deserialize(new Uint8Array(20)), /not a sparse index snapshot/);
 });
 
@@ -220,4 +227,53 @@ test('after long churn (the packed document arrays compacted several times) it r
     }
     assert.deepEqual(churned.searchAmong(q, 10, among), fresh.searchAmong(q, 10, among));
   }
+});
+
+/** Top 40 keys and scores, and the df of every term: what a reader of the index can tell apart. */
+function observe(idx: SparseIndex, terms: number) {
+  const out: unknown[] = [];
+  for (let t = 0; t < terms; t += 3) out.push(idx.search([t, (t * 7) % terms, terms - 1 - t], 40).map((h) => [h.key, h.similarity.toFixed(9)]));
+  out.push(Array.from({ length: terms }, (_, t) => idx.df(t)));
+  return out;
+}
+
+test('a loaded snapshot takes later writes like the index it was saved from: lists grow, removals find their entries', () => {
+  const rnd = mulberry32(5);
+  const doc = () => {
+    const n = 1 + Math.floor(rnd() * 10);
+    return { ids: Array.from({ length: n }, () => Math.floor(rnd() * 80)), tfs: Array.from({ length: n }, () => 1 + Math.floor(rnd() * 3)) };
+  };
+  const saved = new SparseIndex();
+  for (let key = 1; key <= 3_000; key++) {
+    const d = doc();
+    saved.upsert(key, d.ids, d.tfs);
+  }
+  for (let key = 1; key <= 3_000; key += 7) saved.remove(key);
+  const loaded = SparseIndex.deserialize(saved.serialize());
+  assert.deepEqual(observe(loaded, 80), observe(saved, 80));
+  // The same writes on both: replacements and removals (each finds its postings through the
+  // loaded positions), new keys into free slots and at the end, one term grown far past its room.
+  for (const idx of [saved, loaded]) {
+    const writes = mulberry32(6);
+    for (let i = 0; i < 4_000; i++) {
+      const key = 1 + Math.floor(writes() * 4_000);
+      if (writes() < 0.3) idx.remove(key);
+      else idx.upsert(key, [Math.floor(writes() * 80), 79], [1 + Math.floor(writes() * 3), 1]);
+    }
+  }
+  assert.deepEqual(observe(loaded, 80), observe(saved, 80));
+});
+
+test('a snapshot not in canonical form (unsorted or repeated term ids, zero weights, a repeated key) loads as if upserted in order', () => {
+  const docs = [
+    { key: 7, terms: Uint32Array.from([5, 2, 5]), tfs: Float32Array.from([1, 2, 3]) },
+    { key: 8, terms: Uint32Array.from([2, 9]), tfs: Float32Array.from([0, 4]) },
+    { key: 7, terms: Uint32Array.from([9, 3]), tfs: Float32Array.from([1, 1]) },
+    { key: 10, terms: Uint32Array.from([2, 3]), tfs: Float32Array.from([2, 2]) },
+  ];
+  const upserted = new SparseIndex();
+  for (const d of docs) upserted.upsert(d.key, d.terms, d.tfs);
+  const loaded = SparseIndex.deserialize(serializeSparse(docs));
+  assert.equal(loaded.size, 3);
+  assert.deepEqual(observe(loaded, 10), observe(upserted, 10));
 });
