@@ -1,3 +1,6 @@
+import { mkdtempSync, rmSync, truncateSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { ExactVectors } from '../../src/index/exact-vectors.js';
@@ -74,4 +77,24 @@ test('serialize and deserialize keep every live row', () => {
   copy.set(1_000, query);
   assert.equal(copy.search(query, 1)[0]!.key, 1_000);
   assert.throws(() => ExactVectors.deserialize(new Uint8Array(20)), /not an exact vectors file/);
+});
+
+test('a saved file reads back straight into the blocks, past one block; a cut file is refused', (t) => {
+  const next = mulberry32(7);
+  const store = new ExactVectors(DIM);
+  // More rows than one block (4,096), so the last block is partly filled.
+  for (let key = 0; key < 5_000; key++) store.set(key * 3, unit(next));
+  for (let key = 0; key < 5_000; key += 9) store.delete(key * 3);
+  const dir = mkdtempSync(join(tmpdir(), 'exact-'));
+  t.after(() => rmSync(dir, { recursive: true, force: true }));
+  const file = join(dir, 'E.i8');
+  writeFileSync(file, store.serialize());
+  const copy = ExactVectors.readFile(file);
+  assert.equal(copy.size, store.size);
+  const query = unit(next);
+  assert.deepEqual(copy.search(query, 50), store.search(query, 50));
+  const among = [3, 4_500 * 3, 4_999 * 3, 27];
+  assert.deepEqual(copy.search(query, 4, among), store.search(query, 4, among));
+  truncateSync(file, 16 + 10);
+  assert.throws(() => ExactVectors.readFile(file), /wrong length/);
 });

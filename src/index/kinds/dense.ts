@@ -1,4 +1,4 @@
-import { readFile, rename, writeFile } from 'node:fs/promises';
+import { rename, writeFile } from 'node:fs/promises';
 import { availableParallelism } from 'node:os';
 import { join } from 'node:path';
 import { Index, MetricKind, ScalarKind } from 'usearch';
@@ -143,7 +143,7 @@ export const denseKind: IndexKindImpl = {
     hnsw.load(join(dir, saved.file));
     // load() takes the file's own header, whatever the constructor said.
     if (hnsw.dimensions() !== spec.dim) throw new Error(`file has dimension ${hnsw.dimensions()}`);
-    const exact = ExactVectors.deserialize(await readFile(join(dir, saved.vectorsFile)));
+    const exact = ExactVectors.readFile(join(dir, saved.vectorsFile));
     if (exact.dim !== spec.dim || exact.size !== hnsw.size()) throw new Error(`exact vectors (${exact.size} × ${exact.dim}) do not match the index (${hnsw.size()} × ${spec.dim})`);
     return new DenseIndex(spec, hnsw, exact);
   },
