@@ -97,10 +97,11 @@ export async function createApp(config: Config, logger: Logger, opts: { clock?: 
     for (const close of closers.reverse()) await close().catch((err) => logger.warn({ err }, 'close failed'));
   };
   try {
-    const db = await openStore(config, logger);
-    closers.push(() => db.close());
-    const queue = await openQueue(config, logger);
-    closers.push(() => queue.close());
+    // The store opens (PGlite: seconds at 100k memories) while the index thread reads the
+    // snapshot: neither needs the other until the snapshot's feed position is checked below.
+    const opening = openStore(config, logger);
+    opening.catch(() => {});
+    closers.push(async () => (await opening.catch(() => null))?.close());
     const embedder = await createEmbedder({ modelDir: config.modelDir, logger });
     closers.push(() => embedder.close());
     const indexes = createVectorIndexes({ logger });
@@ -109,9 +110,13 @@ export async function createApp(config: Config, logger: Logger, opts: { clock?: 
     const specs: SpaceIndexSpec[] = embedder.encoders().map((e) => ({ space: e.space, dim: e.dim, modelId: e.modelId }));
     for (const spec of specs) await indexes.ensure(spec);
     const snapshotDir = indexSnapshotDir(config);
-    let fromSeq = 0;
+    const loading = snapshotDir ? indexes.loadSnapshot(snapshotDir, specs) : Promise.resolve(0);
+    loading.catch(() => {});
+    const db = await opening;
+    const queue = await openQueue(config, logger);
+    closers.push(() => queue.close());
+    let fromSeq = await loading;
     if (snapshotDir) {
-      fromSeq = await indexes.loadSnapshot(snapshotDir, specs);
       const [row] = await db.query<{ max: number | null }>(`select max(feed_seq) as max from embeddings`);
       if (fromSeq > (row?.max ?? 0)) {
         // The snapshot is newer than the database (the database was replaced): start over.
