@@ -19,6 +19,9 @@ export async function tempDir(prefix = 'cg-test-'): Promise<{ path: string; remo
 }
 
 /** Environment for a child: ours minus the service URLs, plus `extra`. */
+/** The embed wait of servers and apps under test (see childEnv). */
+export const SUITE_EMBED_WAIT_MS = 15_000;
+
 export function childEnv(extra: Record<string, string | undefined> = {}): Record<string, string> {
   const env: Record<string, string> = {};
   for (const [k, v] of Object.entries(process.env)) if (v !== undefined && k !== 'DATABASE_URL' && k !== 'REDIS_URL') env[k] = v;
@@ -29,6 +32,11 @@ export function childEnv(extra: Record<string, string | undefined> = {}): Record
   // Automatic edges (background link jobs) would add triples and transactions to what suites about
   // other tools assert exactly; the suites about automatic edges turn them on.
   env.CONTEXT_GRAPH_AUTO_EDGES ??= 'off';
+  // Suites search right after they store and expect the vectors in. A read waits for them up to
+  // this bound (2 s by default); a fresh process's first embedding loads the encoders (~1 s on an
+  // idle 2-core machine, over 2 s with three suites beside it), so the default made such a
+  // search a race with the machine's load. Suites about the bound itself set their own.
+  env.CONTEXT_GRAPH_EMBED_WAIT_MS ??= String(SUITE_EMBED_WAIT_MS);
   return env;
 }
 

@@ -7,7 +7,7 @@ import { createApp, type App } from '../../src/app.js';
 import { loadConfig } from '../../src/config.js';
 import { createLogger } from '../../src/log.js';
 import { createMcpServer } from '../../src/mcp/server.js';
-import { call as callTool, tempDir, toolError } from './cli.js';
+import { call as callTool, SUITE_EMBED_WAIT_MS, tempDir, toolError } from './cli.js';
 
 /**
  * An SDK client linked in memory to the app's own MCP server (for tests that need the app in
@@ -41,7 +41,10 @@ export function useInProcessApp(name: string, toolsets: readonly string[]): { re
   };
   before(async () => {
     dir = await tempDir(`cg-${name}-`);
-    app = await createApp(loadConfig({ CONTEXT_GRAPH_DATA_DIR: dir.path, CONTEXT_GRAPH_AUTO_EDGES: 'off' }), createLogger('silent'));
+    app = await createApp(
+      loadConfig({ CONTEXT_GRAPH_DATA_DIR: dir.path, CONTEXT_GRAPH_AUTO_EDGES: 'off', CONTEXT_GRAPH_EMBED_WAIT_MS: String(SUITE_EMBED_WAIT_MS) }),
+      createLogger('silent'),
+    );
     client = await inMemoryClient(app, { name, actor: 'test' });
     await call('toolsets', { enable: [...toolsets] });
   });
