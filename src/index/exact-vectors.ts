@@ -132,13 +132,6 @@ export class ExactVectors {
     return new Uint8Array(buf);
   }
 
-  static deserialize(data: Uint8Array): ExactVectors {
-    return ExactVectors.readFrom(data.byteLength, (into, at) => {
-      if (at + into.length > data.byteLength) throw new Error('exact vectors file ended early');
-      into.set(data.subarray(at, at + into.length));
-    });
-  }
-
   /**
    * Reads a file `serialize()` wrote straight into the rows' blocks, each byte written once:
    * fresh memory costs a page fault per page on first touch, and reading the file into a buffer,
@@ -148,42 +141,39 @@ export class ExactVectors {
   static readFile(path: string): ExactVectors {
     const fd = openSync(path, 'r');
     try {
-      return ExactVectors.readFrom(fstatSync(fd).size, (into, at) => {
+      const byteLength = fstatSync(fd).size;
+      const readAt = (into: Uint8Array, at: number) => {
         for (let done = 0; done < into.length;) {
           const n = readSync(fd, into, done, into.length - done, at + done);
           if (n === 0) throw new Error('exact vectors file ended early');
           done += n;
         }
-      });
+      };
+      if (byteLength < HEADER_BYTES) throw new Error('exact vectors file too short');
+      const head = new Uint32Array(4);
+      readAt(new Uint8Array(head.buffer), 0);
+      const [magic, dim, count] = head as unknown as [number, number, number];
+      if (magic !== MAGIC) throw new Error('not an exact vectors file');
+      if (byteLength !== HEADER_BYTES + count * 8 + count * dim) throw new Error('exact vectors file has the wrong length');
+      const out = new ExactVectors(dim);
+      const keys = new Float64Array(count);
+      readAt(new Uint8Array(keys.buffer), HEADER_BYTES);
+      const codesAt = HEADER_BYTES + count * 8;
+      for (let start = 0; start < count; start += BLOCK_ROWS) {
+        const n = Math.min(BLOCK_ROWS, count - start);
+        const block = new Int8Array(BLOCK_ROWS * dim);
+        readAt(new Uint8Array(block.buffer, 0, n * dim), codesAt + start * dim);
+        const blockKeys = new Float64Array(BLOCK_ROWS).fill(FREE);
+        blockKeys.set(keys.subarray(start, start + n));
+        out.blocks.push(block);
+        out.blockKeys.push(blockKeys);
+      }
+      for (let row = 0; row < count; row++) out.rowOf.set(keys[row]!, row);
+      out.rows = count;
+      return out;
     } finally {
       closeSync(fd);
     }
-  }
-
-  /** `readAt(into, at)` fills `into` with the bytes of the file from offset `at`. */
-  private static readFrom(byteLength: number, readAt: (into: Uint8Array, at: number) => void): ExactVectors {
-    if (byteLength < HEADER_BYTES) throw new Error('exact vectors file too short');
-    const head = new Uint32Array(4);
-    readAt(new Uint8Array(head.buffer), 0);
-    const [magic, dim, count] = head as unknown as [number, number, number];
-    if (magic !== MAGIC) throw new Error('not an exact vectors file');
-    if (byteLength !== HEADER_BYTES + count * 8 + count * dim) throw new Error('exact vectors file has the wrong length');
-    const out = new ExactVectors(dim);
-    const keys = new Float64Array(count);
-    readAt(new Uint8Array(keys.buffer), HEADER_BYTES);
-    const codesAt = HEADER_BYTES + count * 8;
-    for (let start = 0; start < count; start += BLOCK_ROWS) {
-      const n = Math.min(BLOCK_ROWS, count - start);
-      const block = new Int8Array(BLOCK_ROWS * dim);
-      readAt(new Uint8Array(block.buffer, 0, n * dim), codesAt + start * dim);
-      const blockKeys = new Float64Array(BLOCK_ROWS).fill(FREE);
-      blockKeys.set(keys.subarray(start, start + n));
-      out.blocks.push(block);
-      out.blockKeys.push(blockKeys);
-    }
-    for (let row = 0; row < count; row++) out.rowOf.set(keys[row]!, row);
-    out.rows = count;
-    return out;
   }
 }
 

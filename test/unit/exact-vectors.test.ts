@@ -1,7 +1,7 @@
 import { mkdtempSync, rmSync, truncateSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { test } from 'node:test';
+import { test, type TestContext } from 'node:test';
 import assert from 'node:assert/strict';
 import { ExactVectors } from '../../src/index/exact-vectors.js';
 import { mulberry32 } from '../helpers/prng.js';
@@ -65,18 +65,27 @@ test('replace, delete (slot reuse) and a zero vector', () => {
   assert.throws(() => store.set(4, new Float32Array(2)), /dimensions/);
 });
 
-test('serialize and deserialize keep every live row', () => {
+/** `bytes` written to a file of a fresh temp dir (removed after the test), and read back. */
+function readBack(t: TestContext, bytes: Uint8Array): ExactVectors {
+  const dir = mkdtempSync(join(tmpdir(), 'exact-'));
+  t.after(() => rmSync(dir, { recursive: true, force: true }));
+  const file = join(dir, 'E.i8');
+  writeFileSync(file, bytes);
+  return ExactVectors.readFile(file);
+}
+
+test('a saved file keeps every live row', (t) => {
   const next = mulberry32(6);
   const store = new ExactVectors(DIM);
   for (let key = 0; key < 100; key++) store.set(key, unit(next));
   for (let key = 0; key < 100; key += 10) store.delete(key);
-  const copy = ExactVectors.deserialize(store.serialize());
+  const copy = readBack(t, store.serialize());
   assert.equal(copy.size, 90);
   const query = unit(next);
   assert.deepEqual(copy.search(query, 90), store.search(query, 90));
   copy.set(1_000, query);
   assert.equal(copy.search(query, 1)[0]!.key, 1_000);
-  assert.throws(() => ExactVectors.deserialize(new Uint8Array(20)), /not an exact vectors file/);
+  assert.throws(() => readBack(t, new Uint8Array(20)), /not an exact vectors file/);
 });
 
 test('a saved file reads back straight into the blocks, past one block; a cut file is refused', (t) => {
