@@ -72,6 +72,11 @@ export function instrument(app) {
   timed(app.indexes, 'search', (space, _q, k, o) => `index.search ${space} k${k}${o?.among ? ' among' : ''}`);
   timed(app.indexes, 'termIdf', 'index.termIdf');
   timed(app.indexes, 'sizes', 'index.sizes');
+  timed(
+    app.indexes,
+    'applyBatch',
+    (b) => `index.applyBatch ${b.upserts.length > 1 ? 'spaces' : 'space'} of ${Math.max(0, ...b.upserts.map((u) => u.keys.length)) > 1 ? 'rows' : 'one row'}`,
+  );
   return {
     state,
     /** Wraps one more async method of `obj` into a stage (key: a name, or a function of its arguments). */

@@ -9,10 +9,15 @@ import type { IndexBatch, SearchOptions, SpaceIndexSpec, VectorHit, VectorIndexe
 /** Below this, cloning a buffer beats transferring it (stack-notes §3: 384 floats clone faster). */
 const TRANSFER_MIN_BYTES = 100 * 1024;
 
+/** Calls in flight on the index thread at once: every call goes to it as soon as it is made. */
+const TASKS_IN_FLIGHT = 1_000_000;
+
 /**
  * The indexes are state inside one worker thread, so the pool is exactly one thread that
- * never idles out, and Piscina's FIFO queue serialises every call: an upsert is visible to the
- * search sent after it.
+ * never idles out. Every call is posted to it at once and the thread orders them
+ * (workers/index.ts): writes one after another in call order, reads as soon as they arrive,
+ * between slices of a long batch. A read sees every write whose promise resolved before the
+ * read was made and no write made after it.
  *
  * No AbortSignal on these tasks: Piscina aborts a running task by terminating its thread,
  * which would throw away every index.
@@ -24,6 +29,7 @@ export function createVectorIndexes(opts: { logger?: Logger } = {}): VectorIndex
     minThreads: 1,
     maxThreads: 1,
     idleTimeout: Infinity,
+    concurrentTasksPerWorker: TASKS_IN_FLIGHT,
     // USearch is native: resource limits on the V8 heap do not bound it, so none are set.
   });
   pool.on('error', (err: unknown) => {
@@ -65,7 +71,7 @@ export function createVectorIndexes(opts: { logger?: Logger } = {}): VectorIndex
 
   function run<K extends IndexOp>(task: Extract<IndexTask, { op: K }>, transfer?: ArrayBuffer): Promise<IndexResults[K]> {
     if (closed) return Promise.reject(new Error('the vector indexes are closed'));
-    // Piscina's queue is FIFO: reads issued before this call go first, as they would have alone.
+    // Reads issued before this call are sent first, so they do not see it.
     flushReads();
     return post(task, transfer);
   }

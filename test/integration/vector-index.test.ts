@@ -135,21 +135,51 @@ describe('vector indexes on a USearch worker thread', () => {
     assert.deepEqual(await indexes.sizes(), { E1: COUNT - 1 });
   });
 
-  test('reads issued together each get their own answer; one that fails fails alone; writes keep their place', async () => {
+  test('reads issued together each get their own answer; one that fails fails alone; a read sees the writes answered before it', async () => {
     const [key, vector] = [...data][200]!;
     // Issued in one turn: they travel to the thread in one message.
     const [wrongDim, sizes, found] = await Promise.allSettled([indexes.search('E1', new Float32Array(DIM / 2), 3), indexes.sizes(), indexes.search('E1', vector, 1)]);
     assert.ok(wrongDim.status === 'rejected' && wrongDim.reason instanceof Error);
     assert.deepEqual(sizes, { status: 'fulfilled', value: { E1: data.size } });
     assert.equal(found.status === 'fulfilled' && found.value[0]?.key, key);
-    // A read issued before a write in the same turn does not see it; one issued after does.
+    // A read issued before a write in the same turn does not see it; one issued once the write answered does.
     const before = indexes.search('E1', vector, 1);
     const removed = indexes.remove('E1', [key]);
-    const afterRemove = indexes.search('E1', vector, 1);
     assert.equal((await before)[0]?.key, key);
     await removed;
-    assert.notEqual((await afterRemove)[0]?.key, key);
+    assert.notEqual((await indexes.search('E1', vector, 1))[0]?.key, key);
     await indexes.upsert('E1', [key], [vector]);
+  });
+
+  test('a read made while a long batch runs answers before the batch ends; writes still apply in call order', async () => {
+    const own = createVectorIndexes();
+    try {
+      await own.ensure({ space: 'E2', dim: DIM, modelId: 'm' });
+      const first = unitVector(next);
+      await own.upsert('E2', [1], [first]);
+      // Thousands of HNSW adds: many slices of the index thread's time.
+      const many = Array.from({ length: 20_000 }, () => unitVector(next));
+      const keys = many.map((_, i) => i + 2);
+      const moved = unitVector(next);
+      const answered: string[] = [];
+      // Key 1 moves in the big batch, and a removal asked right after it takes key 2 out again.
+      const big = own.upsert('E2', [...keys, 1], [...many, moved]).then(() => answered.push('batch'));
+      const removal = own.remove('E2', [2]).then(() => answered.push('removal'));
+      const read = own.search('E2', first, 1).then((hits) => (answered.push('read'), hits));
+      const sized = own.sizes().then((sizes) => (answered.push('sizes'), sizes));
+      const [hits, sizes] = await Promise.all([read, sized, big, removal]);
+      // Each write is answered after the reads made behind it, and in the order the writes were asked.
+      assert.deepEqual(answered, ['read', 'sizes', 'batch', 'removal']);
+      // The read ran mid-batch: it saw part of it at most, and key 1 where it was before the batch.
+      assert.ok(sizes.E2! >= 1 && sizes.E2! < keys.length + 1, `size mid-batch: ${sizes.E2}`);
+      assert.equal(hits[0]?.key, 1);
+      // Once answered, both writes show, in call order: key 1 at its new vector, key 2 gone.
+      assert.deepEqual(await own.sizes(), { E2: keys.length });
+      assert.equal((await own.search('E2', moved, 1))[0]?.key, 1);
+      assert.ok(!(await own.search('E2', many[0]!, 5)).some((h) => h.key === 2));
+    } finally {
+      await own.close();
+    }
   });
 
   test('k is capped at the index size', async () => {
