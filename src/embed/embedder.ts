@@ -11,6 +11,11 @@ export interface EmbedOptions {
   wordWeights?: Readonly<Record<string, number>>;
   /** One per text (optional): what E2–E4 encode besides the text (time, position). */
   items?: readonly EncodeItem[];
+  /**
+   * Work no call is waiting on (a job's vectors): queued behind every embedding a call waits for
+   * (a query, a duplicate check), so those never wait for a backlog, only for the task running.
+   */
+  background?: boolean;
 }
 
 /**

@@ -9,6 +9,7 @@ import type { Embedder } from './embedder.js';
 import { bundledE1ModelDir, hasBundledE1Model } from './bundled.js';
 import type { E1Config, EncodeItem, EncoderConfig } from './encoder.js';
 import { checkEncoder } from './spaces/define.js';
+import { BACKGROUND_LANE, TaskLanes } from './task-lanes.js';
 import { implementedSpaces, spaceById } from './spaces/registry.js';
 import type { EncoderInfo, SpaceId } from './types.js';
 
@@ -68,10 +69,18 @@ export async function createEmbedder(opts: CreateEmbedderOptions): Promise<PoolE
   // Built on first use: with the bundled GloVe or the model-free E1 no thread and no model exist
   // until the first embedding (issue 15: an idle server stays small). From then on it is the pool
   // it always was, one thread kept for the life of the process (a respawned worker reloads the
-  // model: keep idle extra ones around for a while).
+  // model: keep idle extra ones around for a while). Its queue puts the embeddings a call waits
+  // for before a job's (task-lanes.ts), and keeps that order when a dispatch is refused.
   let pool: Piscina<EmbedWorkerTask, EmbedWorkerResult> | undefined;
   const started = (): Piscina<EmbedWorkerTask, EmbedWorkerResult> =>
-    (pool ??= new Piscina<EmbedWorkerTask, EmbedWorkerResult>({ filename: workerFile('embed'), minThreads: 1, maxThreads: threads, idleTimeout: 60_000 }));
+    (pool ??= new Piscina<EmbedWorkerTask, EmbedWorkerResult>({
+      filename: workerFile('embed'),
+      minThreads: 1,
+      maxThreads: threads,
+      idleTimeout: 60_000,
+      taskQueue: new TaskLanes(),
+      stricterFIFO: true,
+    }));
 
   // Background arithmetic (the fingerprint job's) gets a thread of its own: in the embedding
   // pool's FIFO it would make the embed task of a write that waits for its vectors queue behind
@@ -115,7 +124,7 @@ export async function createEmbedder(opts: CreateEmbedderOptions): Promise<PoolE
         const task: EmbedWorkerTask = { op: 'embed', config: { e1 }, texts: texts.slice(i, i + perTask), spaces: wanted };
         if (opts.wordWeights) task.wordWeights = { ...opts.wordWeights };
         if (opts.items) task.items = opts.items.slice(i, i + perTask);
-        tasks.push(started().run(task));
+        tasks.push(started().run(opts.background ? Object.assign(task, BACKGROUND_LANE) : task));
       }
       for (const result of await Promise.all(tasks)) {
         const bySpace = result as Partial<Record<SpaceId, Float32Array[]>>;

@@ -60,7 +60,7 @@ export const embedJob = defineJob({
       await settleOwedEmbeddings(deps.db, settled);
       return { embedded: 0 };
     }
-    const vectors = await deps.embedder.embed(nodes.map(embeddingText), undefined, { items: await encodeItems(deps.db, nodes) });
+    const vectors = await deps.embedder.embed(nodes.map(embeddingText), undefined, { items: await encodeItems(deps.db, nodes), background: true });
     const writes: EmbeddingWrite[] = [];
     for (const enc of deps.embedder.encoders()) {
       const list = vectors.get(enc.space);

@@ -181,8 +181,8 @@ export class SearchService {
     // The keyword index's live statistics weigh the query's words for E1 and scale lexical scores.
     const statsAsked = lexical ? queryTermStats(this.deps.indexes, q.text) : null;
     // The keyword query vector is a pure function of the text (the E13 encoder's own): built here,
-    // its first BM25 search goes to the index thread right behind the term statistics (FIFO) and
-    // runs while the embedding pool encodes the dense spaces, instead of after them.
+    // its first BM25 search goes to the index thread right behind the term statistics (reads run
+    // in arrival order) and runs while the embedding pool encodes the dense spaces, not after them.
     const early = lexical ? earlyLexical(this.deps.indexes, keywordEmbed(q.text), hasFacetFilters(q) ? want * 2 : want) : null;
     const stats = statsAsked ? await statsAsked : null;
     // One embedding round trip for every dense signal; their index searches then run together.

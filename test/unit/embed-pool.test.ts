@@ -87,6 +87,24 @@ test('model-free pool: requested spaces only, empty input, and unknown spaces re
   await embedder.close();
 });
 
+test('one thread: an embedding a call waits for overtakes the background work queued before it, and background work keeps its order', async () => {
+  const embedder = await createEmbedder({ logger, threads: 1 });
+  try {
+    // Warm: the thread exists and has its encoders, so the order below is the queue's alone.
+    await embedder.embed(['warm up']);
+    const texts = Array.from({ length: 64 }, (_, i) => `background memory ${i} about the nightly backup of the billing database`);
+    const answered: string[] = [];
+    const background = [0, 1, 2, 3].map((i) => embedder.embed(texts, undefined, { background: true }).then(() => answered.push(`background ${i}`)));
+    const query = embedder.embed(['what did the billing team decide'], ['E1']).then((out) => (answered.push('query'), out));
+    const [vectors] = await Promise.all([query, ...background]);
+    // The first background task was already running; the query went before the three queued behind it.
+    assert.deepEqual(answered, ['background 0', 'query', 'background 1', 'background 2', 'background 3']);
+    assert.equal(vectors.get('E1')![0]!.length, embedder.encoders().find((e) => e.space === 'E1')!.dim);
+  } finally {
+    await embedder.close();
+  }
+});
+
 test('ONNX pool: E1 from the model (same vectors as in-thread), E9 model-free, provider reported', async () => {
   const embedder = await createEmbedder({ logger, threads: 2, modelDir: model.dir });
   const direct = await OnnxEncoder.load(model.dir);

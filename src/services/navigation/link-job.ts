@@ -140,7 +140,11 @@ export const linkJob = defineJob({
 
 /** Entities the job named get vectors like any node, so search and the E1 seeding of the fit see them. */
 async function embedEntities(deps: LinkJobDeps, nodes: readonly NodeRecord[]): Promise<void> {
-  const vectors = await deps.embedder.embed(nodes.map((n) => n.content));
+  const vectors = await deps.embedder.embed(
+    nodes.map((n) => n.content),
+    undefined,
+    { background: true },
+  );
   const writes = deps.embedder.encoders().flatMap((enc) => nodes.map((n, i) => ({ nid: n.nid, space: enc.space, modelId: enc.modelId, vector: vectors.get(enc.space)?.[i] })));
   await writeEmbeddings(
     deps.db,
