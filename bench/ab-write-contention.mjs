@@ -12,6 +12,7 @@
 /* global performance, setTimeout */
 import { cp, rm } from 'node:fs/promises';
 import { join } from 'node:path';
+import { queueIdle } from './profile-kit.mjs';
 
 const [root, src, mode, nArg] = process.argv.slice(2);
 const MODES = ['stores', 'mixed', 'import', 'import-only'];
@@ -28,14 +29,7 @@ const { makeCorpus, makeQueries } = await from('bench/corpus.js');
 const { bulkLoad } = await from('bench/load.js');
 const app = await openBenchApp(dir, null);
 
-const idle = async () => {
-  await app.services.pendingVectors?.settled();
-  for (;;) {
-    const c = await app.queue.counts();
-    if (c.waiting + c.active === 0) return;
-    await new Promise((r) => setTimeout(r, 20));
-  }
-};
+const idle = () => queueIdle(app);
 const quantile = (ms, p) => (ms.length ? Number([...ms].sort((a, b) => a - b)[Math.min(ms.length - 1, Math.floor(p * ms.length))].toFixed(2)) : null);
 const timed = async (list, work) => {
   const t = performance.now();

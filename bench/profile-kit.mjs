@@ -3,7 +3,7 @@
 // words of a statement, the index op and space, the embedded spaces), plus PGlite's exclusive
 // time per statement (its wasm runs synchronously on this thread). `on` gates the counting, so
 // warm-ups stay out.
-/* global performance */
+/* global performance, setTimeout */
 
 export function instrument(app) {
   const stages = new Map();
@@ -97,4 +97,14 @@ export function instrument(app) {
 /** The p-th quantile of `ms`, rounded to 0.01. */
 export function quantile(ms, p) {
   return Math.round([...ms].sort((a, b) => a - b)[Math.min(ms.length - 1, Math.floor(p * ms.length))] * 100) / 100;
+}
+
+/** Resolves once the stores that answered first have their vectors and the app's job queue is empty. */
+export async function queueIdle(app) {
+  await app.services.pendingVectors?.settled();
+  for (;;) {
+    const c = await app.queue.counts();
+    if (c.waiting + c.active === 0) return;
+    await new Promise((r) => setTimeout(r, 20));
+  }
 }

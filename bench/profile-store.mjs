@@ -5,9 +5,9 @@
 // background work each store leaves (embed, link, fingerprint, graph jobs) is counted too. Prints
 // p50/p95 wall of the calls, process CPU ms per store (all threads, calls and jobs) and, per
 // store, statements by their first words with their awaited and PGlite-exclusive ms.
-/* global performance, setTimeout */
+/* global performance */
 import { join } from 'node:path';
-import { instrument, quantile } from './profile-kit.mjs';
+import { instrument, quantile, queueIdle } from './profile-kit.mjs';
 
 const [root, dir, nArg] = process.argv.slice(2);
 if (!root || !dir) throw new Error('usage: node bench/profile-store.mjs <checkout> <data dir> [stores]');
@@ -16,14 +16,7 @@ const from = (p) => import(join(root, 'dist', p));
 const { openBenchApp } = await from('bench/app.js');
 const { makeCorpus } = await from('bench/corpus.js');
 const app = await openBenchApp(dir, null);
-const idle = async () => {
-  await app.services.pendingVectors?.settled();
-  for (;;) {
-    const c = await app.queue.counts();
-    if (c.waiting + c.active === 0) return;
-    await new Promise((r) => setTimeout(r, 20));
-  }
-};
+const idle = () => queueIdle(app);
 const corpus = makeCorpus(n + 10, 977);
 const store = (m) => app.services.memory.store({ content: m.content, topic: m.topic, tags: m.tags, project_id: 'bench', memory_type: 'semantic' });
 for (const m of corpus.slice(n)) await store(m);
