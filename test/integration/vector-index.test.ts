@@ -266,7 +266,12 @@ describe('vector indexes on a USearch worker thread', () => {
     await indexes.saveSnapshot(dir, 1234);
     const fresh = createVectorIndexes();
     try {
-      const feedSeq = await fresh.loadSnapshot(dir, [SPEC]);
+      // Reads made while the load runs wait for it: they would otherwise find no index at all.
+      const loading = fresh.loadSnapshot(dir, [SPEC]);
+      const [early, earlySizes] = await Promise.all([fresh.search('E1', queries[0]!, 10), fresh.sizes()]);
+      assert.deepEqual(earlySizes, { E1: COUNT - 1 });
+      assert.deepEqual(early, await indexes.search('E1', queries[0]!, 10));
+      const feedSeq = await loading;
       assert.equal(feedSeq, 1234);
       assert.deepEqual(await fresh.sizes(), { E1: COUNT - 1 });
       for (const q of queries.slice(0, 20)) {
