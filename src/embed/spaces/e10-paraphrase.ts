@@ -9,5 +9,9 @@ export const e10Paraphrase = defineSpace({
   status: 'implemented',
   // Measured on LoCoMo dev (bench --parts locomo): see README.
   weight: 0,
+  // On 20k bench memories (`node bench/hnsw-recall.mjs . 20000 300 E10`, against exact cosine)
+  // 64 kept recall@10 at 0.841 (128: 0.845; ties among equal stem sets bound both) for half the
+  // add time: at 100k memories an E10 add was the costliest of a store's (1.3 ms).
+  hnswExpansionAdd: 64,
   encoder: () => createParaphraseEncoder(),
 });
