@@ -70,7 +70,7 @@ function referenceEmbed(text: string): Float32Array {
 
 test('bit-sliced bundling gives exactly the per-component vectors (model id unchanged)', () => {
   let seed = 7;
-  const rand = () => ((seed = (Math.imul(seed, 1103515245) + 12345) >>> 0) / 2 ** 32);
+  const rand = () => (seed = (Math.imul(seed, 1103515245) + 12345) >>> 0) / 2 ** 32;
   const alphabet = [...'abcdefgh  ', 'é', 'ß', 'Ω', '中', '😀', '𝔸', '\u{2F800}'];
   const texts = ['', 'a', 'ab', 'aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa', 'la la la la la la la la', 'Memory systems for agents store facts. '.repeat(40)];
   for (let i = 0; i < 60; i++) texts.push(Array.from({ length: 1 + Math.floor(rand() * 300) }, () => alphabet[Math.floor(rand() * alphabet.length)]).join(''));
