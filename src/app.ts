@@ -90,8 +90,12 @@ function indexSnapshotDir(config: Config): string | null {
   return config.databaseUrl ? null : join(config.dataDir, 'index');
 }
 
-/** `clock` is what recovery windows are measured with; tests pass one that runs ahead. */
-export async function createApp(config: Config, logger: Logger, opts: { clock?: Clock } = {}): Promise<App> {
+/**
+ * `clock` is what recovery windows are measured with; tests pass one that runs ahead.
+ * `answerWhileIndexesLoad`: return before the index snapshot is loaded (serve and stdio answer
+ * at once; searches wait for it). Otherwise the app returns with its indexes current.
+ */
+export async function createApp(config: Config, logger: Logger, opts: { clock?: Clock; answerWhileIndexesLoad?: boolean } = {}): Promise<App> {
   const closers: Array<() => Promise<unknown>> = [];
   const closeAll = async () => {
     for (const close of closers.reverse()) await close().catch((err) => logger.warn({ err }, 'close failed'));
@@ -115,18 +119,14 @@ export async function createApp(config: Config, logger: Logger, opts: { clock?: 
     const db = await opening;
     const queue = await openQueue(config, logger);
     closers.push(() => queue.close());
-    let fromSeq = await loading;
-    if (snapshotDir) {
-      const [row] = await db.query<{ max: number | null }>(`select max(feed_seq) as max from embeddings`);
-      if (fromSeq > (row?.max ?? 0)) {
-        // The snapshot is newer than the database (the database was replaced): start over.
-        for (const spec of specs) (await indexes.ensure({ ...spec, modelId: `${spec.modelId}#reset` }), await indexes.ensure(spec));
-        fromSeq = 0;
-      }
-    }
     const indexSync = new IndexSync(db, indexes, specs, logger);
-    await indexSync.start(fromSeq);
+    // The replica follows the feed from the snapshot's position once the snapshot is in (seconds
+    // at 100k memories, a minute at 1M). A front end answers meanwhile (`answerWhileIndexesLoad`):
+    // searches wait for it like for any pending vectors, and so does what pulls the feed.
+    const indexesReady = indexSync.startWhen(snapshotPosition({ db, indexes, specs, logger }, loading, snapshotDir !== null));
+    indexesReady.catch((err) => logger.error({ err }, 'index replica did not start: searches use the indexes as they are'));
     closers.push(async () => {
+      await indexesReady.catch(() => undefined);
       await indexSync.stop();
       if (snapshotDir) {
         await mkdir(snapshotDir, { recursive: true });
@@ -145,6 +145,8 @@ export async function createApp(config: Config, logger: Logger, opts: { clock?: 
     // does closing: the queue closes only once the vectors of every answered store are written.
     const pendingVectors = new PendingVectors();
     closers.push(async () => void (await pendingVectors.settled()));
+    void pendingVectors.track(indexesReady);
+    if (!opts.answerWhileIndexesLoad) await indexesReady;
     // Redis down at start: the outbox below re-enqueues new writes once it is back; the
     // backlog of another model waits for the next start. Stores a crash left without vectors are
     // in the backlog: the first reads wait for them as they would have for the stores themselves.
@@ -251,6 +253,33 @@ export async function createApp(config: Config, logger: Logger, opts: { clock?: 
     await closeAll();
     throw err;
   }
+}
+
+/**
+ * The feed position the replica starts from: the loaded snapshot's, or 0 (replay the feed into
+ * empty spaces) when the snapshot is newer than the database (the database was replaced) or could
+ * not be read.
+ */
+async function snapshotPosition(
+  deps: { db: Db; indexes: VectorIndexes; specs: readonly SpaceIndexSpec[]; logger: Logger },
+  loading: Promise<number>,
+  fromSnapshot: boolean,
+): Promise<number> {
+  const { db, indexes, specs, logger } = deps;
+  const startOver = async () => {
+    for (const spec of specs) (await indexes.ensure({ ...spec, modelId: `${spec.modelId}#reset` }), await indexes.ensure(spec));
+    return 0;
+  };
+  let fromSeq: number;
+  try {
+    fromSeq = await loading;
+  } catch (err) {
+    logger.warn({ err }, 'index snapshot not loaded: the indexes are rebuilt from the feed');
+    return startOver();
+  }
+  if (!fromSnapshot) return fromSeq;
+  const [row] = await db.query<{ max: number | null }>(`select max(feed_seq) as max from embeddings`);
+  return fromSeq > (row?.max ?? 0) ? startOver() : fromSeq;
 }
 
 /** Scheduled autonomous passes (off unless --autonomy-interval-minutes > 0); returns the stopper. */

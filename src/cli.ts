@@ -182,7 +182,7 @@ async function serve(config: Config, _args: ParsedArgs, logger: Logger): Promise
   let app: App | null = null;
   let http: HttpServer | null = null;
   try {
-    app = await createApp(config, logger);
+    app = await createApp(config, logger, { answerWhileIndexesLoad: true });
     http = await startHttp(app, config.host, config.port);
     const mcpUrl = http.baseUrl + MCP_PATH;
     await lock?.update({ mode: 'serve', url: mcpUrl });
@@ -240,7 +240,7 @@ interface StdioOwner {
 }
 
 async function ownDataDir(config: Config, logger: Logger, lock: DirLock | null): Promise<StdioOwner> {
-  const app = await createApp(config, logger);
+  const app = await createApp(config, logger, { answerWhileIndexesLoad: true });
   // In embedded mode the owner also listens on a loopback port, so that later stdio processes
   // on this data directory relay to it instead of being turned away.
   const http = lock ? await startHttp(app, '127.0.0.1', 0) : null;

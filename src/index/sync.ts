@@ -36,6 +36,8 @@ export class IndexSync {
    * take them from `primed` without a statement.
    */
   private feedDirty = true;
+  /** Until startWhen's position is known and the replica started: pulls and reaches wait for it. */
+  private gate: Promise<unknown> | null = null;
 
   constructor(
     private readonly db: Db,
@@ -46,8 +48,23 @@ export class IndexSync {
     this.specs = new Map(specs.map((s) => [s.space, resolveSpec(s)]));
   }
 
+  /** Whether the replica waits for its snapshot (startWhen) and has not started following the feed. */
+  get loading(): boolean {
+    return this.gate !== null;
+  }
+
   get position(): number {
     return this.lastSeq;
+  }
+
+  /**
+   * Starts once `fromSeq` is known (a snapshot still loading); until then the replica is not
+   * current, and `pull` and `reach` wait for the start instead of replaying the feed from 0.
+   */
+  startWhen(fromSeq: Promise<number>): Promise<void> {
+    const started = fromSeq.then((seq) => this.start(seq));
+    this.gate = started.catch(() => undefined).finally(() => (this.gate = null));
+    return started;
   }
 
   /** Starts from a snapshot position (0 replays the whole feed) and follows the feed. */
@@ -62,7 +79,8 @@ export class IndexSync {
       // This process's own write: its notification is skipped (below), so it is applied from here.
       void this.run().catch(() => {});
     });
-    await this.pull();
+    this.feedDirty = true;
+    await this.run();
     const own = notificationOrigin(this.db);
     this.unlisten = await this.db.listen(EMBEDDINGS_CHANNEL, (origin) => {
       if (origin !== own) void this.pull().catch(() => {});
@@ -76,6 +94,7 @@ export class IndexSync {
    * arrives during a run causes one more run, so a caller always sees writes committed before it called.
    */
   pull(): Promise<number> {
+    if (this.gate) return this.gate.then(() => this.pull());
     this.feedDirty = true;
     return this.run();
   }
@@ -86,6 +105,7 @@ export class IndexSync {
    * any other is read from it.
    */
   async reach(seq: number): Promise<void> {
+    if (this.gate) await this.gate;
     for (let attempt = 0; attempt < 3 && this.lastSeq < seq; attempt++) {
       const pending = this.primed.has(seq) && !this.feedDirty;
       await (pending ? this.run() : this.pull());

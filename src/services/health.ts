@@ -125,14 +125,22 @@ export class HealthService {
 
   async report(): Promise<Health> {
     const { db, queue, embedder, indexes, indexSync, consumesJobs, outbox } = this.deps;
-    const [tx, counts, owed, sizes] = await Promise.all([probe(() => storeLocation(db)), probe(() => queue.counts()), probe(() => outbox.depth()), probe(() => indexes.sizes())]);
+    // While the snapshot loads, the index thread answers nothing (its reads wait for the load).
+    const loading = indexSync.loading;
+    const [tx, counts, owed, sizes] = await Promise.all([
+      probe(() => storeLocation(db)),
+      probe(() => queue.counts()),
+      probe(() => outbox.depth()),
+      loading ? Promise.resolve({ ok: false as const, error: 'loading' }) : probe(() => indexes.sizes()),
+    ]);
     const problems: string[] = [];
     if (!tx.ok) problems.push(`store (${db.driver}) unreachable: ${tx.error}; tools answer DB_UNAVAILABLE`);
     if (!counts.ok) problems.push(`job queue (${queue.backend}) unreachable: ${counts.error}; writes are kept and become searchable when it is back`);
     if (owed.ok && owed.value.oldest_ms > OUTBOX_LAG_DEGRADED_MS) {
       problems.push(`${owed.value.depth} memories wait for embedding, the oldest for ${Math.round(owed.value.oldest_ms / 1000)} s`);
     }
-    if (!sizes.ok) problems.push(`vector indexes did not answer: ${sizes.error}`);
+    if (loading) problems.push('vector indexes are loading their snapshot; searches wait for it');
+    else if (!sizes.ok) problems.push(`vector indexes did not answer: ${sizes.error}`);
     return {
       status: !tx.ok ? 'down' : problems.length > 0 ? 'degraded' : 'ok',
       version: VERSION,

@@ -129,6 +129,42 @@ describe('index replica follows the feed through vectors it wrote itself', () =>
   });
 });
 
+describe('a replica started while its snapshot loads', () => {
+  test('pulls and reaches wait for the snapshot position, then apply only what follows it', async () => {
+    const h = await pgliteHarness();
+    const indexes = createVectorIndexes();
+    const sync = new IndexSync(h.db, indexes, [SPEC], logger);
+    try {
+      await indexes.ensure(SPEC);
+      const nids = await nodes(h.db, 20);
+      // The first ten stand for what the snapshot holds (their position), the rest for the tail after it.
+      const snapshotAt = await write(h.db, nids.slice(0, 10), (nid) => nid);
+      const tailAt = await write(h.db, nids.slice(10), (nid) => nid);
+      let position!: (seq: number) => void;
+      const started = sync.startWhen(new Promise<number>((resolve) => (position = resolve)));
+      assert.equal(sync.loading, true);
+      const order: string[] = [];
+      const pulled = sync.pull().then(() => order.push('pull'));
+      const reached = sync.reach(tailAt).then(() => order.push('reach'));
+      await new Promise((r) => setTimeout(r, 100));
+      assert.deepEqual(order, [], 'nothing is applied before the snapshot position is known');
+      assert.equal((await indexes.sizes())[SPEC.space], 0);
+      position(snapshotAt);
+      await Promise.all([started, pulled, reached]);
+      assert.equal(sync.loading, false);
+      assert.equal(sync.position, tailAt);
+      // Only the tail was read from the feed: the snapshot's ten are the snapshot's to hold.
+      assert.equal((await indexes.sizes())[SPEC.space], 10);
+      const [hit] = await indexes.search(SPEC.space, unit(nids[15]!), 1, {});
+      assert.equal(hit?.key, nids[15]);
+    } finally {
+      await sync.stop();
+      await indexes.close();
+      await h.cleanup();
+    }
+  });
+});
+
 describe("replicas of two processes on one Postgres each apply the other one's writes", { skip: process.env.DATABASE_URL ? false : 'DATABASE_URL not set' }, () => {
   test("a write announced with the writer's own origin is read from the feed by the other replica", async () => {
     const h = await postgresHarness();
