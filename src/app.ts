@@ -1,4 +1,4 @@
-import { mkdir } from 'node:fs/promises';
+import { mkdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Config } from './config.js';
 import type { Embedder } from './embed/embedder.js';
@@ -6,6 +6,8 @@ import { createEmbedder } from './embed/pool.js';
 import { IndexSync } from './index/sync.js';
 import { createVectorIndexes } from './index/usearch-host.js';
 import type { SpaceIndexSpec, VectorIndexes } from './index/vector-index.js';
+import { SNAPSHOT_FORMAT, type SnapshotMeta } from './index/protocol.js';
+import { spaceById } from './embed/spaces/registry.js';
 import { openQueue } from './jobs/open.js';
 import type { JobHandle, JobQueue } from './jobs/queue.js';
 import { logRingOf, type Logger } from './log.js';
@@ -114,9 +116,14 @@ export async function createApp(config: Config, logger: Logger, opts: { clock?: 
     const specs: SpaceIndexSpec[] = embedder.encoders().map((e) => ({ space: e.space, dim: e.dim, modelId: e.modelId }));
     for (const spec of specs) await indexes.ensure(spec);
     const snapshotDir = indexSnapshotDir(config);
-    const loading = snapshotDir ? indexes.loadSnapshot(snapshotDir, specs) : Promise.resolve(0);
+    // The spaces default search reads load first; a read waits only for its own spaces' load.
+    const searchFirst = [...specs].sort((a, b) => spaceById(b.space).weight - spaceById(a.space).weight);
+    const loading = snapshotDir ? indexes.loadSnapshot(snapshotDir, searchFirst) : Promise.resolve(0);
     loading.catch(() => {});
     const db = await opening;
+    // When the snapshot holds the whole feed and every space, a search only needs its spaces
+    // loaded; otherwise (a crash after the last snapshot, a changed model) it waits for the replay.
+    const snapshotComplete = snapshotDir !== null && (await snapshotCoversFeed(db, snapshotDir, specs));
     const queue = await openQueue(config, logger);
     closers.push(() => queue.close());
     const indexSync = new IndexSync(db, indexes, specs, logger);
@@ -145,7 +152,7 @@ export async function createApp(config: Config, logger: Logger, opts: { clock?: 
     // does closing: the queue closes only once the vectors of every answered store are written.
     const pendingVectors = new PendingVectors();
     closers.push(async () => void (await pendingVectors.settled()));
-    void pendingVectors.track(indexesReady);
+    if (!snapshotComplete) void pendingVectors.track(indexesReady);
     if (!opts.answerWhileIndexesLoad) await indexesReady;
     // Redis down at start: the outbox below re-enqueues new writes once it is back; the
     // backlog of another model waits for the next start. Stores a crash left without vectors are
@@ -280,6 +287,21 @@ async function snapshotPosition(
   if (!fromSnapshot) return fromSeq;
   const [row] = await db.query<{ max: number | null }>(`select max(feed_seq) as max from embeddings`);
   return fromSeq > (row?.max ?? 0) ? startOver() : fromSeq;
+}
+
+/** Whether the snapshot in `dir` was saved at the feed's end with every space as `specs` has it. */
+async function snapshotCoversFeed(db: Db, dir: string, specs: readonly SpaceIndexSpec[]): Promise<boolean> {
+  let meta: SnapshotMeta;
+  try {
+    meta = JSON.parse(await readFile(join(dir, 'meta.json'), 'utf8')) as SnapshotMeta;
+  } catch {
+    return false;
+  }
+  if (meta.version > SNAPSHOT_FORMAT) return false;
+  const saved = new Map(meta.spaces.map((s) => [s.space, s]));
+  if (!specs.every((spec) => saved.get(spec.space)?.modelId === spec.modelId && saved.get(spec.space)?.dim === spec.dim)) return false;
+  const [row] = await db.query<{ max: number | null }>(`select max(feed_seq) as max from embeddings`);
+  return Number(row?.max ?? 0) === meta.feedSeq;
 }
 
 /** Scheduled autonomous passes (off unless --autonomy-interval-minutes > 0); returns the stopper. */

@@ -11,8 +11,10 @@
  * most one slice of HNSW adds, not for the whole batch (at 100k memories one store's 13-space
  * batch took ~7 ms, and the next store's duplicate probe waited behind it). A read therefore
  * sees every write answered before it was asked and none asked after it; of a write in flight
- * it may see a part. Until an ensure or a load has finished, reads wait for it: they would find
- * a space missing or empty.
+ * it may see a part. Until an ensure has finished, reads wait for it: they would find a space
+ * missing or empty. A load makes a read wait only for the read's own spaces: it loads them in
+ * the order asked (the host puts the spaces default search uses first) and lets the reads of a
+ * loaded space run between spaces.
  */
 import { mkdir, readFile, rename, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
@@ -43,9 +45,9 @@ function search(space: SpaceId, query: Float32Array, k: number, among?: number[]
   return spaces.get(space)?.search(query, k, among) ?? [];
 }
 
-function sizes(): Partial<Record<SpaceId, number>> {
+function sizes(only?: readonly SpaceId[]): Partial<Record<SpaceId, number>> {
   const out: Partial<Record<SpaceId, number>> = {};
-  for (const [space, index] of spaces) out[space] = index.size();
+  for (const [space, index] of spaces) if (!only || only.includes(space)) out[space] = index.size();
   return out;
 }
 
@@ -73,10 +75,43 @@ async function readMeta(dir: string): Promise<SnapshotMeta | undefined> {
   }
 }
 
-async function load(dir: string, specs: ResolvedSpec[]): Promise<LoadResult> {
+/** Spaces a load asked for and has not reached yet: a read of one waits for it, not for the snapshot. */
+const spaceLoads = new Map<SpaceId, Promise<void>>();
+
+/** Registers the load's spaces as they arrive; each is released once loaded (or started empty), all of them when the load ends. */
+function announceLoad(specs: readonly ResolvedSpec[]): { loaded: (space: SpaceId) => void; end: () => void } {
+  const release = new Map<SpaceId, () => void>();
+  for (const spec of specs) {
+    const done: Promise<void> = new Promise<void>((resolve) => release.set(spec.space, resolve)).finally(() => {
+      if (spaceLoads.get(spec.space) === done) spaceLoads.delete(spec.space);
+    });
+    spaceLoads.set(spec.space, done);
+  }
+  return {
+    loaded: (space) => release.get(space)?.(),
+    end: () => release.forEach((resolve) => resolve()),
+  };
+}
+
+/** What a read must wait for: an ensure in flight, and the loads of the spaces it reads. */
+function readable(spacesRead: readonly (SpaceId | undefined)[]): Promise<unknown> | null {
+  const waits: Promise<unknown>[] = barriers > 0 ? [barrier] : [];
+  for (const space of spacesRead) {
+    if (space === undefined) waits.push(...spaceLoads.values());
+    else {
+      const loading = spaceLoads.get(space);
+      if (loading) waits.push(loading);
+    }
+  }
+  return waits.length > 0 ? Promise.all(waits) : null;
+}
+
+async function load(dir: string, specs: ResolvedSpec[], progress: { loaded: (space: SpaceId) => void }): Promise<LoadResult> {
   const result: LoadResult = { feedSeq: 0, loaded: [], skipped: [] };
   const meta = await readMeta(dir);
   for (const spec of specs) {
+    // The reads waiting for the space before run now, before the next space loads.
+    if (result.loaded.length + result.skipped.length > 0) await yieldToReads();
     const entry = meta?.spaces.find((s) => s.space === spec.space);
     // Format 1 did not record the kind: dim 0 was the sparse space.
     const saved: SavedSpace | undefined = entry && { ...entry, index: entry.index ?? (entry.dim === 0 ? 'sparse' : 'dense') };
@@ -90,6 +125,7 @@ async function load(dir: string, specs: ResolvedSpec[]): Promise<LoadResult> {
       try {
         spaces.set(spec.space, await indexKind(spec.index).load(dir, { ...spec }, saved));
         result.loaded.push(spec.space);
+        progress.loaded(spec.space);
         continue;
       } catch (err) {
         reason = (err as Error).message;
@@ -98,6 +134,7 @@ async function load(dir: string, specs: ResolvedSpec[]): Promise<LoadResult> {
     // Whatever was not loaded starts empty, ready for the caller to replay the feed into it.
     spaces.set(spec.space, indexKind(spec.index).create({ ...spec }));
     result.skipped.push({ space: spec.space, reason });
+    progress.loaded(spec.space);
   }
   // A partial load still needs the whole feed for the empty spaces; replay is idempotent.
   if (meta && result.skipped.length === 0 && specs.length > 0) result.feedSeq = meta.feedSeq;
@@ -143,7 +180,7 @@ async function batch(task: Extract<IndexTask, { op: 'batch' }>): Promise<void> {
 
 /** The last write asked for: the next one starts after it, whatever its outcome. */
 let writes: Promise<unknown> = Promise.resolve();
-/** Ensures and loads not finished yet, and the end of the last of them: reads wait for it. */
+/** Ensures not finished yet, and the end of the last of them: reads wait for it. */
 let barriers = 0;
 let barrier: Promise<unknown> = Promise.resolve();
 
@@ -164,7 +201,7 @@ function read(task: ReadTask): IndexResults[ReadTask['op']] {
     case 'idf':
       return spaces.get(task.space)?.idf?.(task.termIds) ?? task.termIds.map(() => 0);
     case 'sizes':
-      return sizes();
+      return sizes(task.spaces);
   }
 }
 
@@ -181,16 +218,24 @@ export default async function handle(task: IndexTask): Promise<IndexResults[Inde
   switch (task.op) {
     case 'search':
     case 'idf':
-    case 'sizes':
-      if (barriers > 0) await barrier;
+    case 'sizes': {
+      const wait = readable(task.op === 'sizes' ? (task.spaces ?? [undefined]) : [task.space]);
+      if (wait) await wait;
       return read(task);
-    case 'reads':
-      if (barriers > 0) await barrier;
+    }
+    case 'reads': {
+      const wait = readable(task.tasks.flatMap((t) => (t.op === 'sizes' ? (t.spaces ?? [undefined]) : [t.space])));
+      if (wait) await wait;
       return task.tasks.map(outcome);
+    }
     case 'ensure':
       return inTurn(() => ensure(task.spec), { barrier: true });
-    case 'load':
-      return inTurn(() => load(task.dir, task.specs), { barrier: true });
+    case 'load': {
+      const progress = announceLoad(task.specs);
+      const loading = inTurn(() => load(task.dir, task.specs, progress));
+      void loading.finally(progress.end).catch(() => undefined);
+      return loading;
+    }
     case 'batch':
       return inTurn(() => batch(task));
     case 'save':

@@ -23,7 +23,8 @@ export type IndexTask =
   | { op: 'search'; space: SpaceId; query: Float32Array; k: number; among?: number[] }
   /** A sparse space's inverse document frequency of each term id (0 from a dense space). */
   | { op: 'idf'; space: SpaceId; termIds: number[] }
-  | { op: 'sizes' }
+  /** Every space's size, or only `spaces`' (a read waits for the load of the spaces it reads). */
+  | { op: 'sizes'; spaces?: SpaceId[] }
   /**
    * Reads issued together (in one turn of the host's event loop), answered in one message: each
    * wake of the thread costs a round trip, and a search asks several of them at once.

@@ -140,8 +140,8 @@ export function createVectorIndexes(opts: { logger?: Logger } = {}): VectorIndex
       return run({ op: 'idf', space, termIds: [...termIds] });
     },
 
-    sizes() {
-      return read({ op: 'sizes' });
+    sizes(only?: readonly SpaceId[]) {
+      return read(only ? { op: 'sizes', spaces: [...only] } : { op: 'sizes' });
     },
 
     async saveSnapshot(dir: string, feedSeq: number) {

@@ -70,7 +70,8 @@ export interface VectorIndexes {
    * it with the reads issued in the same turn (one message, its answer comes with theirs).
    */
   termIdf(space: SpaceId, termIds: readonly number[], opts?: { withReads?: boolean }): Promise<number[]>;
-  sizes(): Promise<Partial<Record<SpaceId, number>>>;
+  /** Entries per space: every space's, or only those of `only` (which then waits for no other space's load). */
+  sizes(only?: readonly SpaceId[]): Promise<Partial<Record<SpaceId, number>>>;
   /** Writes each space's files plus meta (specs + the feed position they reflect) into `dir`. */
   saveSnapshot(dir: string, feedSeq: number): Promise<void>;
   /**

@@ -110,7 +110,7 @@ export async function filteredCandidates(
   // HNSW graph may return fewer than asked while holding more (identical vectors crowd each
   // other out), so a dense list is exhausted only once asked for all it holds (an exact scan).
   // Asked together with the first searches: the index thread answers both in one wait.
-  const sizesAsked = deps.indexes.sizes();
+  const sizesAsked = deps.indexes.sizes(signals.map((s) => s.space));
   let sizes: Awaited<typeof sizesAsked> = {};
   const exhausted = (i: number, returned: number) => (spaceById(signals[i]!.space).index === 'sparse' ? returned < depth[i]! : depth[i]! >= (sizes[signals[i]!.space] ?? 0));
   for (;;) {

@@ -127,7 +127,7 @@ function earlyLexical(indexes: VectorIndexes, vector: Float32Array, depth: numbe
   return {
     vector,
     indexes: {
-      sizes: () => indexes.sizes(),
+      sizes: (only) => indexes.sizes(only),
       search(space, query, k, opts) {
         if (sent && space === LEXICAL_SPACE && query === vector && k === depth && !opts?.among) {
           const hits = sent;

@@ -395,3 +395,52 @@ describe('sparse spaces and snapshot formats', () => {
     }
   });
 });
+
+describe('a snapshot load and the reads made meanwhile', () => {
+  test('a read of a space loaded first answers before the later spaces load; a read of every space waits for all', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'cg-vector-index-load-order-'));
+    const first = { space: 'E3', dim: 8, modelId: 'first' } as const;
+    const later = { space: 'E1', dim: 64, modelId: 'later' } as const;
+    const source = createVectorIndexes();
+    const fresh = createVectorIndexes();
+    try {
+      const next = mulberry32(5);
+      await source.ensure(first);
+      await source.ensure(later);
+      await source.upsert(
+        'E3',
+        [1, 2],
+        [unitVector(() => 0.3), unitVector(next)].map((v) => v.subarray(0, 8)),
+      );
+      // Enough rows that loading E1 takes many event-loop turns' worth of time.
+      const keys = Array.from({ length: 20_000 }, (_, i) => i + 1);
+      await source.upsert(
+        'E1',
+        keys,
+        keys.map(() => unitVector(next)),
+      );
+      await source.saveSnapshot(dir, 42);
+
+      const order: string[] = [];
+      const loading = fresh.loadSnapshot(dir, [first, later]).then(() => order.push('load'));
+      const early = fresh.search('E3', unitVector(() => 0.3).subarray(0, 8), 1).then((hits) => (order.push('E3 search'), hits));
+      const earlySizes = fresh.sizes(['E3']).then((s) => (order.push('E3 sizes'), s));
+      // Reads made in one turn go as one message, answered together: every space's sizes go alone.
+      await new Promise((r) => setImmediate(r));
+      const all = fresh.sizes().then((s) => (order.push('all sizes'), s));
+      const [hits, e3, everything] = await Promise.all([early, earlySizes, all, loading]);
+      assert.equal(hits[0]?.key, 1);
+      assert.deepEqual(e3, { E3: 2 });
+      assert.deepEqual(everything, { E3: 2, E1: 20_000 });
+      assert.ok(order.indexOf('E3 search') < order.indexOf('load'), order.join(', '));
+      assert.ok(order.indexOf('E3 sizes') < order.indexOf('load'), order.join(', '));
+      assert.ok(order.indexOf('all sizes') > order.indexOf('E3 search'), order.join(', '));
+      // A read of the later space saw it whole.
+      assert.equal((await fresh.search('E1', unitVector(mulberry32(5)), 5)).length, 5);
+    } finally {
+      await source.close();
+      await fresh.close();
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
+});
