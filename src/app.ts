@@ -7,6 +7,7 @@ import { IndexSync } from './index/sync.js';
 import { createVectorIndexes } from './index/usearch-host.js';
 import type { SpaceIndexSpec, VectorIndexes } from './index/vector-index.js';
 import { SNAPSHOT_FORMAT, type SnapshotMeta } from './index/protocol.js';
+import { resolveSpec, type ResolvedSpec } from './index/space-index.js';
 import { spaceById } from './embed/spaces/registry.js';
 import { openQueue } from './jobs/open.js';
 import type { JobHandle, JobQueue } from './jobs/queue.js';
@@ -123,14 +124,15 @@ export async function createApp(config: Config, logger: Logger, opts: { clock?: 
     const db = await opening;
     // When the snapshot holds the whole feed and every space, a search only needs its spaces
     // loaded; otherwise (a crash after the last snapshot, a changed model) it waits for the replay.
-    const snapshotComplete = snapshotDir !== null && (await snapshotCoversFeed(db, snapshotDir, specs));
+    const feedEnd = snapshotDir ? await lastFeedPosition(db) : 0;
+    const snapshotComplete = snapshotDir !== null && (await snapshotCoversFeed(snapshotDir, specs, feedEnd));
     const queue = await openQueue(config, logger);
     closers.push(() => queue.close());
     const indexSync = new IndexSync(db, indexes, specs, logger);
     // The replica follows the feed from the snapshot's position once the snapshot is in (seconds
     // at 100k memories, a minute at 1M). A front end answers meanwhile (`answerWhileIndexesLoad`):
     // searches wait for it like for any pending vectors, and so does what pulls the feed.
-    const indexesReady = indexSync.startWhen(snapshotPosition({ db, indexes, specs, logger }, loading, snapshotDir !== null));
+    const indexesReady = indexSync.startWhen(snapshotPosition({ indexes, specs, logger }, loading, snapshotDir ? feedEnd : null));
     indexesReady.catch((err) => logger.error({ err }, 'index replica did not start: searches use the indexes as they are'));
     closers.push(async () => {
       await indexesReady.catch(() => undefined);
@@ -262,17 +264,23 @@ export async function createApp(config: Config, logger: Logger, opts: { clock?: 
   }
 }
 
+/** The feed's last position (0 when empty). */
+async function lastFeedPosition(db: Db): Promise<number> {
+  const [row] = await db.query<{ max: number | null }>(`select max(feed_seq) as max from embeddings`);
+  return Number(row?.max ?? 0);
+}
+
 /**
  * The feed position the replica starts from: the loaded snapshot's, or 0 (replay the feed into
- * empty spaces) when the snapshot is newer than the database (the database was replaced) or could
- * not be read.
+ * empty spaces) when the snapshot is past `feedEnd`, the feed's end at start (the database was
+ * replaced), or could not be read. `feedEnd` is null without a snapshot directory.
  */
 async function snapshotPosition(
-  deps: { db: Db; indexes: VectorIndexes; specs: readonly SpaceIndexSpec[]; logger: Logger },
+  deps: { indexes: VectorIndexes; specs: readonly SpaceIndexSpec[]; logger: Logger },
   loading: Promise<number>,
-  fromSnapshot: boolean,
+  feedEnd: number | null,
 ): Promise<number> {
-  const { db, indexes, specs, logger } = deps;
+  const { indexes, specs, logger } = deps;
   const startOver = async () => {
     for (const spec of specs) (await indexes.ensure({ ...spec, modelId: `${spec.modelId}#reset` }), await indexes.ensure(spec));
     return 0;
@@ -284,13 +292,11 @@ async function snapshotPosition(
     logger.warn({ err }, 'index snapshot not loaded: the indexes are rebuilt from the feed');
     return startOver();
   }
-  if (!fromSnapshot) return fromSeq;
-  const [row] = await db.query<{ max: number | null }>(`select max(feed_seq) as max from embeddings`);
-  return fromSeq > (row?.max ?? 0) ? startOver() : fromSeq;
+  return feedEnd !== null && fromSeq > feedEnd ? startOver() : fromSeq;
 }
 
-/** Whether the snapshot in `dir` was saved at the feed's end with every space as `specs` has it. */
-async function snapshotCoversFeed(db: Db, dir: string, specs: readonly SpaceIndexSpec[]): Promise<boolean> {
+/** Whether the snapshot in `dir` was saved at `feedEnd` with every space as `specs` has it (what the index thread's load checks). */
+async function snapshotCoversFeed(dir: string, specs: readonly SpaceIndexSpec[], feedEnd: number): Promise<boolean> {
   let meta: SnapshotMeta;
   try {
     meta = JSON.parse(await readFile(join(dir, 'meta.json'), 'utf8')) as SnapshotMeta;
@@ -299,9 +305,11 @@ async function snapshotCoversFeed(db: Db, dir: string, specs: readonly SpaceInde
   }
   if (meta.version > SNAPSHOT_FORMAT) return false;
   const saved = new Map(meta.spaces.map((s) => [s.space, s]));
-  if (!specs.every((spec) => saved.get(spec.space)?.modelId === spec.modelId && saved.get(spec.space)?.dim === spec.dim)) return false;
-  const [row] = await db.query<{ max: number | null }>(`select max(feed_seq) as max from embeddings`);
-  return Number(row?.max ?? 0) === meta.feedSeq;
+  const matches = (spec: ResolvedSpec) => {
+    const s = saved.get(spec.space);
+    return s !== undefined && s.modelId === spec.modelId && s.dim === spec.dim && s.index === spec.index;
+  };
+  return specs.map(resolveSpec).every(matches) && meta.feedSeq === feedEnd;
 }
 
 /** Scheduled autonomous passes (off unless --autonomy-interval-minutes > 0); returns the stopper. */

@@ -93,10 +93,13 @@ function announceLoad(specs: readonly ResolvedSpec[]): { loaded: (space: SpaceId
   };
 }
 
+/** The spaces a read reads; undefined stands for every space. */
+const spacesRead = (task: ReadTask): (SpaceId | undefined)[] => (task.op === 'sizes' ? (task.spaces ?? [undefined]) : [task.space]);
+
 /** What a read must wait for: an ensure in flight, and the loads of the spaces it reads. */
-function readable(spacesRead: readonly (SpaceId | undefined)[]): Promise<unknown> | null {
+function readable(wanted: readonly (SpaceId | undefined)[]): Promise<unknown> | null {
   const waits: Promise<unknown>[] = barriers > 0 ? [barrier] : [];
-  for (const space of spacesRead) {
+  for (const space of wanted) {
     if (space === undefined) waits.push(...spaceLoads.values());
     else {
       const loading = spaceLoads.get(space);
@@ -219,12 +222,12 @@ export default async function handle(task: IndexTask): Promise<IndexResults[Inde
     case 'search':
     case 'idf':
     case 'sizes': {
-      const wait = readable(task.op === 'sizes' ? (task.spaces ?? [undefined]) : [task.space]);
+      const wait = readable(spacesRead(task));
       if (wait) await wait;
       return read(task);
     }
     case 'reads': {
-      const wait = readable(task.tasks.flatMap((t) => (t.op === 'sizes' ? (t.spaces ?? [undefined]) : [t.space])));
+      const wait = readable(task.tasks.flatMap(spacesRead));
       if (wait) await wait;
       return task.tasks.map(outcome);
     }
