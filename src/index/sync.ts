@@ -44,6 +44,8 @@ export class IndexSync {
     private readonly indexes: VectorIndexes,
     specs: readonly SpaceIndexSpec[],
     private readonly logger: Logger,
+    /** The catch-up poll's interval; 0 follows notifications alone (a test that counts feed reads). */
+    private readonly pollMs = POLL_MS,
   ) {
     this.specs = new Map(specs.map((s) => [s.space, resolveSpec(s)]));
   }
@@ -85,8 +87,10 @@ export class IndexSync {
     this.unlisten = await this.db.listen(EMBEDDINGS_CHANNEL, (origin) => {
       if (origin !== own) void this.pull().catch(() => {});
     });
-    this.timer = setInterval(() => void this.pull().catch(() => {}), POLL_MS);
-    this.timer.unref();
+    if (this.pollMs > 0) {
+      this.timer = setInterval(() => void this.pull().catch(() => {}), this.pollMs);
+      this.timer.unref();
+    }
   }
 
   /**
