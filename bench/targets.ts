@@ -85,9 +85,14 @@ function ingestTargets(r: Report): Target[] {
   if (runs.length)
     out.push({
       key: 'import_jsonl',
-      name: '`context-graph import` of JSONL to searchable (embedded)',
+      name: '`context-graph import` of JSONL to searchable by default search (embedded)',
       target: INGEST_TARGET,
-      measured: runs.map((x) => `${k(x.size)}: ${f(x.searchable_per_s, 0)}/s`).join(', '),
+      measured: runs
+        .map(
+          (x) =>
+            `${k(x.size)}: ${f(x.searchable_per_s, 0)}/s${x.every_space_per_s !== undefined && x.every_space_s !== x.searchable_s ? ` (every space ${f(x.every_space_per_s, 0)}/s)` : ''}`,
+        )
+        .join(', '),
       met: runs.every((x) => x.searchable_per_s >= INGEST_GOAL_PER_S),
     });
   return out;

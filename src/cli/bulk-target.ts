@@ -6,7 +6,6 @@ import type { Config } from '../config.js';
 import type { Logger } from '../log.js';
 import type { ExportPage, ExportPageQuery, ExportSection } from '../services/export.js';
 import type { ImportBatchOptions, ImportBatchResult } from '../services/import.js';
-import { outboxDepth } from '../store/outbox-repo.js';
 import { acquireDirLock, describeHolder, type DirLock } from '../store/dir-lock.js';
 import { VERSION } from '../version.js';
 
@@ -25,8 +24,13 @@ export interface BulkTarget {
   importBatch(records: readonly unknown[], opts: ImportBatchOptions): Promise<ImportBatchResult>;
   exportPage(section: ExportSection, q: ExportPageQuery): Promise<ExportPage>;
   latestTxId(): Promise<number>;
-  /** Resolves once every queued embedding is written and in the indexes; false when this process cannot tell. */
-  waitSearchable(onWaiting?: (jobsLeft: number) => void): Promise<boolean>;
+  /**
+   * Resolves once default search finds every imported memory (the embed jobs' first pass is
+   * written and in the indexes); false when this process cannot tell.
+   */
+  waitSearchable(): Promise<boolean>;
+  /** Resolves once every space holds every imported memory (the second pass); false when this process cannot tell. */
+  waitEmbedded(): Promise<boolean>;
   /**
    * Queues the fingerprint (UTL) jobs the import deferred, and resolves once they and every other
    * job of this process are done (so closing loses none); false when a server computes them.
@@ -63,19 +67,21 @@ function embedded(app: App, lock: DirLock | null): BulkTarget {
     description: lock ? `data directory ${lock.dataDir}` : `database ${app.db.driver}`,
     soleWriter: lock !== null,
     // Pipelined: this process runs the embed jobs, so the import is searchable once they are done.
-    importBatch: (records, opts) => app.services.bulkImport.importBatch(records, { actor: 'cli-import', pipelined: app.consumesJobs, ...opts }),
+    importBatch: (records, opts) => app.services.bulkImport.importBatch(records, { actor: 'cli-import', pipelined: app.consumesJobs, searchFirst: true, ...opts }),
     exportPage: (section, q) => app.services.bulkExport.page(section, q),
     latestTxId: () => app.services.bulkExport.latestTxId(),
-    async waitSearchable(onWaiting) {
+    async waitSearchable() {
       if (!app.consumesJobs) return false;
-      // Every node write owes its vectors in the outbox (db/060) until its embed job wrote them;
-      // other jobs (automatic edges, fingerprints) do not make anything searchable.
-      for (;;) {
-        const owed = (await outboxDepth(app.db)).depth;
-        if (owed === 0) break;
-        onWaiting?.(owed);
-        await sleep(50);
-      }
+      await app.services.bulkImport.searchable();
+      await app.indexSync.pull();
+      return true;
+    },
+    async waitEmbedded() {
+      if (!app.consumesJobs) return false;
+      // The second pass of every batch. A failed job leaves its nodes owed in the outbox, which
+      // embeds them again (here, or at the next start); entities that automatic edges name later
+      // owe theirs too, and are waited for with the other background jobs.
+      await app.services.bulkImport.embedRest();
       await app.indexSync.pull();
       return true;
     },
@@ -146,6 +152,7 @@ async function connectRemote(url: string): Promise<BulkTarget> {
       return (await call<{ latest_tx_id: number }>('export_page', { section: 'memories', limit: 1 })).latest_tx_id;
     },
     waitSearchable: () => Promise.resolve(false),
+    waitEmbedded: () => Promise.resolve(false),
     waitFingerprints: () => Promise.resolve(false),
     async close() {
       await client.close();

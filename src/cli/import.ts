@@ -130,15 +130,20 @@ async function importInto(target: BulkTarget, source: Awaited<ReturnType<typeof 
   if (history > 0) lines.push(`${history} history line(s) ignored (transactions are not replayed)`);
   if (!opts.dryRun && counts.inserted + counts.updated > 0) {
     const embedding = new Progress(process.stderr, 'embedding');
-    const searchable = await target.waitSearchable((owed) => embedding.status(`${owed.toLocaleString('en-US')} memories waiting for their vectors`));
-    embedding.finish();
+    embedding.status('vectors for the spaces search reads');
+    const searchable = await target.waitSearchable();
     const searchableSeconds = progress.elapsedSeconds();
+    if (searchable) embedding.status('vectors for the other spaces');
+    const embedded = await target.waitEmbedded();
+    embedding.finish();
+    const embeddedSeconds = progress.elapsedSeconds();
     lines.push(
       searchable
-        ? `all searchable after ${formatDuration(searchableSeconds)} (${searchableSeconds.toFixed(1)} s)`
+        ? `all searchable after ${formatDuration(searchableSeconds)} (${searchableSeconds.toFixed(1)} s) by the spaces default search reads`
         : 'embedding continues on the server; lexical search finds the new memories already',
     );
-    const fingerprinting = new Progress(process.stderr, 'fingerprints');
+    if (embedded) lines.push(`every space embedded after ${formatDuration(embeddedSeconds)} (${embeddedSeconds.toFixed(1)} s)`);
+    const fingerprinting = new Progress(process.stderr, 'automatic edges and fingerprints');
     const fingerprinted = await target.waitFingerprints((jobs) => fingerprinting.status(`${jobs.toLocaleString('en-US')} job(s) left`));
     fingerprinting.finish();
     if (fingerprinted) lines.push(`fingerprints computed after ${formatDuration(progress.elapsedSeconds())} (${progress.elapsedSeconds().toFixed(1)} s)`);

@@ -1,4 +1,5 @@
 import type { Embedder } from '../embed/embedder.js';
+import type { SpaceId } from '../embed/types.js';
 import { LEXICAL_SPACE } from '../embed/spaces/registry.js';
 import type { IndexSync } from '../index/sync.js';
 import { enqueueJob } from '../jobs/define.js';
@@ -185,13 +186,27 @@ export class EmbeddingScheduler {
    * a caller can bound how far its writes run ahead of embedding (null: the queue refused it;
    * the outbox re-enqueues the debt once it is back).
    */
-  async scheduleBulk(nodes: ReadonlyArray<{ nid: number; version: number; id: string }>, opts: { deferFingerprints?: boolean } = {}): Promise<JobHandle | null> {
+  async scheduleBulk(
+    nodes: ReadonlyArray<{ nid: number; version: number; id: string }>,
+    opts: { deferFingerprints?: boolean; pass?: { spaces: readonly SpaceId[]; second: boolean }; background?: boolean } = {},
+  ): Promise<JobHandle | null> {
     if (nodes.length === 0) return null;
     const nids = nodes.map((n) => n.nid);
+    const versions = nodes.map((n) => n.version);
+    const { pass } = opts;
     try {
-      const payload = opts.deferFingerprints ? { nids, defer_fingerprints: true } : { nids };
-      const handle = await enqueueJob(this.deps.queue, embedJob, payload, { jobId: embedJobId(nids, nodes.map((n) => n.version).join('.')) });
-      if (this.deps.autoEdges ?? true) await enqueueLinks(this.deps.queue, nodes);
+      const payload = {
+        nids,
+        ...(opts.deferFingerprints ? { defer_fingerprints: true } : {}),
+        ...(pass ? { spaces: [...pass.spaces] } : {}),
+        ...(pass?.second ? { first_pass_versions: versions } : {}),
+      };
+      // A pass has an id of its own: the other pass of the same nodes is not a duplicate of it.
+      const jobId = embedJobId(nids, `${versions.join('.')}${pass ? (pass.second ? '-rest' : '-first') : ''}`);
+      const handle = await enqueueJob(this.deps.queue, embedJob, payload, { jobId, ...(opts.background ? { background: true } : {}) });
+      // Automatic edges compare E1 vectors: queued with the pass that writes them. Behind the
+      // passes (background) when there are two: an import is searchable before it is linked.
+      if ((this.deps.autoEdges ?? true) && !pass?.second) await enqueueLinks(this.deps.queue, nodes, pass ? { background: true } : {});
       return handle;
     } catch (err) {
       this.deps.logger.warn({ err, nodes: nids.length }, 'embedding not queued; the outbox re-enqueues it');

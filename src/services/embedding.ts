@@ -10,6 +10,8 @@ import { nidsMissingEmbedding, nodesByNid, type NodeRecord } from '../store/node
 import { coveredModels, owedNids, recordCoverage, renewOwedEmbeddings, settleOwedEmbeddings } from '../store/outbox-repo.js';
 import { projectPositions, type PositionAnchor } from '../store/positions-repo.js';
 import type { EncodeItem } from '../embed/encoder.js';
+import type { SpaceId } from '../embed/types.js';
+import { isSpaceId } from '../embed/spaces/registry.js';
 import { fingerprintJob, modelKey } from './fingerprints.js';
 import { enqueueGraphEmbed, graphNeighbourhoodOf } from './graph-embedding.js';
 
@@ -42,6 +44,18 @@ export const embedJob = defineJob({
     nids: z.array(z.number().int().positive()).min(1),
     /** The bulk import queues the fingerprint job itself once its batches are in (off its critical path). */
     defer_fingerprints: z.boolean().optional(),
+    /**
+     * Only these spaces: a pass of the two-pass bulk import (services/import.ts). Without
+     * `first_pass_versions` it is the first pass, which settles nothing: the nodes still owe
+     * their other spaces.
+     */
+    spaces: z.array(z.custom<SpaceId>(isSpaceId, 'an embedding space id')).min(1).optional(),
+    /**
+     * The second pass: per nid (same order), the version the first pass was queued for. The debt
+     * is settled up to the older of that and the version read now, so a node changed in between
+     * stays owed and is embedded again in every space.
+     */
+    first_pass_versions: z.array(z.number().int().nonnegative()).optional(),
   }),
   progress: embedProgress,
   result: z.object({
@@ -49,20 +63,33 @@ export const embedJob = defineJob({
     /** The feed position of the last vector written: a replica holds them all once it reaches it (IndexSync.reach). */
     feed_seq: z.number().int().nonnegative().optional(),
   }),
-  async handler({ nids, defer_fingerprints: deferFingerprints }, { deps, report }: JobHandlerContext<z.input<typeof embedProgress>, EmbedJobDeps>) {
+  async handler(payload, { deps, report }: JobHandlerContext<z.input<typeof embedProgress>, EmbedJobDeps>) {
+    const { nids, defer_fingerprints: deferFingerprints, spaces } = payload;
+    const firstPass = spaces !== undefined && payload.first_pass_versions === undefined;
+    const passVersion = new Map(payload.first_pass_versions?.map((v, i) => [nids[i]!, v]) ?? []);
     const read = await nodesByNid(deps.db, nids);
     // What this run settles in the outbox: the versions it read (a newer version stays owed),
-    // and nodes that no longer exist.
+    // and nodes that no longer exist; a second pass no more than what the first pass embedded.
     const found = new Set(read.map((n) => n.nid));
-    const settled = [...read.map((n) => ({ nid: n.nid, version: n.version })), ...nids.filter((nid) => !found.has(nid)).map((nid) => ({ nid, version: 2 ** 31 - 1 }))];
+    const settled = firstPass
+      ? []
+      : [
+          ...read.map((n) => ({ nid: n.nid, version: Math.min(n.version, passVersion.get(n.nid) ?? n.version) })),
+          ...nids.filter((nid) => !found.has(nid)).map((nid) => ({ nid, version: 2 ** 31 - 1 })),
+        ];
     const nodes = read.filter((n) => n.deleted_at === null);
     if (nodes.length === 0) {
       await settleOwedEmbeddings(deps.db, settled);
       return { embedded: 0 };
     }
-    const vectors = await deps.embedder.embed(nodes.map(embeddingText), undefined, { items: await encodeItems(deps.db, nodes), background: true });
+    const encoders = deps.embedder.encoders().filter((e) => !spaces || spaces.includes(e.space));
+    const vectors = await deps.embedder.embed(
+      nodes.map(embeddingText),
+      encoders.map((e) => e.space),
+      { items: await encodeItems(deps.db, nodes), background: true },
+    );
     const writes: EmbeddingWrite[] = [];
-    for (const enc of deps.embedder.encoders()) {
+    for (const enc of encoders) {
       const list = vectors.get(enc.space);
       if (!list) continue;
       const dense = enc.dim > 0;
@@ -71,16 +98,17 @@ export const embedJob = defineJob({
     // The fingerprint debt and the settled embedding debt commit with the vectors, and the graph
     // neighbourhood is read in the same transaction: one commit.
     const nodeNids = nodes.map((n) => n.nid);
-    const withE8 = deps.queue !== undefined && deps.embedder.encoders().some((e) => e.space === 'E8');
+    const withE8 = deps.queue !== undefined && encoders.some((e) => e.space === 'E8');
     let neighbourhood: number[] = [];
     const feedSeq = await writeEmbeddings(deps.db, writes, async (tx) => {
-      await oweFingerprints(tx, nodeNids);
+      // A first pass leaves the fingerprints to the pass that completes the vectors they compare.
+      if (!firstPass) await oweFingerprints(tx, nodeNids);
       await settleOwedEmbeddings(tx, settled);
       if (withE8) neighbourhood = await graphNeighbourhoodOf(tx, nodeNids);
     });
     // A node with edges just had its E8 reset to its own vector, and its neighbours' means moved.
     if (deps.queue && neighbourhood.length > 0) await enqueueGraphEmbed(deps.queue, neighbourhood);
-    if (deps.queue && !deferFingerprints) {
+    if (deps.queue && !deferFingerprints && !firstPass) {
       for (const projectId of new Set(nodes.map((n) => n.project_id))) await enqueueFingerprints(deps.queue, projectId);
     }
     await report({ embedded: nodes.length, total: nids.length });

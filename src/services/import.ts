@@ -2,7 +2,10 @@ import type { Db } from '../store/db.js';
 import type { EmbeddingScheduler } from './embedding-scheduler.js';
 import { BatchWriter, type Indexed, type Written } from './import-batch.js';
 import { parseRecord, type ImportCounts, type ImportOverrides, type ImportRecord, type Rejection } from './import-records.js';
-import { renewOwedEmbeddings } from '../store/outbox-repo.js';
+import { spaceById } from '../embed/spaces/registry.js';
+import type { SpaceId } from '../embed/types.js';
+import type { JobHandle } from '../jobs/queue.js';
+import { ImportLeases } from './import-leases.js';
 import { writeTransaction } from './writes.js';
 
 export * from './import-records.js';
@@ -16,18 +19,17 @@ const KEYWORD_BATCH = 256;
 /**
  * Embed jobs an import may have queued and not yet finished before its next batch waits (when
  * this process runs them). A job in the queue holds only nids, so the lead costs little memory;
- * its outbox rows are kept leased while it waits (RENEW_MS), so however long the lead lasts no
+ * its outbox rows are kept leased while it waits (ImportLeases), so however long the lead lasts no
  * debt is presumed lost and dispatched twice.
  */
 const MAX_JOBS_AHEAD = 4;
 const JOB_WAIT_MS = 120_000;
 /**
- * The outbox lease of this process's waiting import jobs is renewed once it is RENEW_AFTER_MS
- * old, looked at every RENEW_TICK_MS: well inside the outbox's shortest lease (10 s), while a
- * job that finishes within a few seconds (most of them) costs no renewal at all.
+ * How far ahead the outbox lease of nodes waiting for their second pass is dated: they wait
+ * behind the whole import (renewed with a minute left, so a long import keeps them; a process
+ * that dies leaves them to the next start's backlog, or to the outbox once the lease is over).
  */
-const RENEW_AFTER_MS = 4_000;
-const RENEW_TICK_MS = 1_000;
+const SECOND_PASS_LEASE_MS = 10 * 60_000;
 
 export interface ImportBatchOptions extends ImportOverrides {
   dryRun?: boolean;
@@ -42,6 +44,15 @@ export interface ImportBatchOptions extends ImportOverrides {
    * lexical search finds it before the embed jobs finish.
    */
   pipelined?: boolean;
+  /**
+   * With `pipelined`, when this process runs the jobs (`context-graph import` in embedded mode):
+   * embed in two passes. The first embeds only the spaces default search reads (weight > 0: E1,
+   * E6, E12, E13), so the import is searchable about twice as soon (`searchable()`); the other
+   * spaces follow in a second pass once the import calls `embedRest()` (so does
+   * `scheduleDeferredFingerprints()`, since fingerprints compare every space). Until then a
+   * search that weights another space (a profile) finds the new memories through the others only.
+   */
+  searchFirst?: boolean;
 }
 
 export interface ImportBatchResult extends ImportCounts {
@@ -69,10 +80,12 @@ class DryRunRollback extends Error {
 export class ImportService {
   /** Embed jobs of this process's imports still running (bounded by MAX_JOBS_AHEAD). */
   private readonly inflight: Array<Promise<unknown>> = [];
-  /** Their nids by job id, whose outbox lease is renewed until the job is done, and when it was last taken. */
-  private readonly pending = new Map<string, { nids: readonly number[]; leasedAt: number }>();
-  private renewTimer: NodeJS.Timeout | null = null;
-  private renewing: Promise<void> | null = null;
+  /** The outbox leases of this process's import jobs, held until each is done. */
+  private readonly leases: ImportLeases;
+  /** Every embed job (or first pass) of this process's pipelined imports not yet waited for by `searchable()`. */
+  private passes: Array<Promise<unknown>> = [];
+  /** Nodes whose first pass is done and whose other spaces wait for `embedRest()`. */
+  private rest: Array<{ nodes: ReadonlyArray<{ nid: number; version: number; id: string }>; spaces: SpaceId[]; queued: (job: Promise<unknown>) => void }> = [];
   /** Memories this process's imports wrote, and that count when the tables were last analyzed. */
   private written = 0;
   private analyzedAt = 0;
@@ -82,12 +95,50 @@ export class ImportService {
   constructor(
     private readonly deps: {
       db: Db;
-      embedding: Pick<EmbeddingScheduler, 'schedule' | 'scheduleBulk' | 'scheduleFingerprints' | 'consumesOwnJobs'> & Partial<Pick<EmbeddingScheduler, 'graphChanged'>>;
+      embedding: Pick<EmbeddingScheduler, 'schedule' | 'scheduleBulk' | 'scheduleFingerprints' | 'consumesOwnJobs' | 'activeModels'> &
+        Partial<Pick<EmbeddingScheduler, 'graphChanged'>>;
     },
-  ) {}
+  ) {
+    this.leases = new ImportLeases(deps.db);
+  }
+
+  /**
+   * Resolves once every embed job of this process's pipelined imports so far is done: with
+   * `searchFirst`, once default search finds every imported memory (its first pass); without,
+   * once every space holds them. (Pull the index replica after it to search at once.)
+   */
+  async searchable(): Promise<void> {
+    while (this.passes.length > 0) await Promise.all(this.passes.splice(0));
+  }
+
+  /**
+   * Queues the second pass of every `searchFirst` import batch (the spaces default search does
+   * not read) once their first passes are done; resolves when those jobs are done (when this
+   * process runs them). A failed job leaves its nodes owed: the outbox embeds them again.
+   */
+  async embedRest(): Promise<void> {
+    await this.searchable();
+    const jobs: Array<Promise<unknown>> = [];
+    for (const r of this.rest.splice(0)) {
+      const handle = await this.deps.embedding.scheduleBulk(r.nodes, { deferFingerprints: true, pass: { spaces: r.spaces, second: true } });
+      const finished = handle ? handle.finished(JOB_WAIT_MS * 10).catch(() => undefined) : Promise.resolve();
+      r.queued(finished);
+      jobs.push(finished);
+    }
+    await Promise.all(jobs);
+  }
+
+  /** The first pass's spaces and the rest, or null when one pass embeds them all (or none is active). */
+  private twoPasses(): { first: SpaceId[]; rest: SpaceId[] } | null {
+    const active = [...this.deps.embedding.activeModels().keys()] as SpaceId[];
+    const first = active.filter((s) => spaceById(s).weight > 0);
+    const rest = active.filter((s) => spaceById(s).weight <= 0);
+    return first.length > 0 && rest.length > 0 ? { first, rest } : null;
+  }
 
   /** Queues the fingerprint jobs deferred by pipelined imports; resolves when they are done (or at once when another process runs them). */
   async scheduleDeferredFingerprints(): Promise<void> {
+    await this.embedRest();
     const projects = [...this.deferred];
     this.deferred.clear();
     // The fingerprint job walks the whole import: plans from sizes before it scan a project per batch.
@@ -128,14 +179,15 @@ export class ImportService {
       // Analyzed here, first, each time the import doubled (a handful of times).
       this.written += result.changed.length;
       if (this.written >= 2 * Math.max(this.analyzedAt, 1_000)) await this.analyze();
+      const passes = opts.searchFirst && this.deps.embedding.consumesOwnJobs ? this.twoPasses() : null;
       for (let i = 0; i < result.changed.length; i += EMBED_BATCH) {
-        const handle = await this.deps.embedding.scheduleBulk(result.changed.slice(i, i + EMBED_BATCH), { deferFingerprints: true });
+        const nodes = result.changed.slice(i, i + EMBED_BATCH);
+        const handle = await this.deps.embedding.scheduleBulk(nodes, { deferFingerprints: true, ...(passes ? { pass: { spaces: passes.first, second: false } } : {}) });
         if (!handle) continue;
         jobIds.push(handle.id);
         // A failed job is not this batch's failure: the outbox still owes its vectors and re-enqueues them.
         if (!this.deps.embedding.consumesOwnJobs) continue;
-        this.inflight.push(handle.finished(JOB_WAIT_MS).catch(() => undefined));
-        this.track(handle.id, result.changed.slice(i, i + EMBED_BATCH), handle.finished());
+        this.follow(handle, nodes, passes?.rest);
       }
       while (this.inflight.length > MAX_JOBS_AHEAD) await this.inflight.shift();
       return { txId, jobIds, ...countsOf(result, rejections) };
@@ -150,30 +202,29 @@ export class ImportService {
     await this.deps.db.query('analyze nodes, embeddings, embedding_outbox, fingerprints, tx_changes').catch(() => undefined);
   }
 
-  /** Keeps the job's outbox rows leased until it is done, however long it waits (failed: the outbox takes them after the lease). */
-  private track(jobId: string, nodes: ReadonlyArray<{ nid: number }>, finished: Promise<unknown>): void {
-    this.pending.set(jobId, { nids: nodes.map((n) => n.nid), leasedAt: Date.now() });
-    this.renewTimer ??= setInterval(() => {
-      if (this.renewing) return;
-      const now = Date.now();
-      const due = [...this.pending.values()].filter((p) => now - p.leasedAt >= RENEW_AFTER_MS);
-      if (due.length === 0) return;
-      for (const p of due) p.leasedAt = now;
-      this.renewing = renewOwedEmbeddings(
-        this.deps.db,
-        due.flatMap((p) => p.nids),
-      )
-        .catch(() => undefined)
-        .finally(() => (this.renewing = null));
-    }, RENEW_TICK_MS).unref();
-    void finished
-      .catch(() => undefined)
-      .finally(() => {
-        this.pending.delete(jobId);
-        if (this.pending.size > 0 || !this.renewTimer) return;
-        clearInterval(this.renewTimer);
-        this.renewTimer = null;
-      });
+  /**
+   * Bounds how far the writes run ahead of this job, keeps its nodes leased until it is done, and
+   * after a first pass, keeps them leased (dated ahead) until their second pass is done.
+   */
+  private follow(handle: JobHandle, nodes: ReadonlyArray<{ nid: number; version: number; id: string }>, restSpaces: SpaceId[] | undefined): void {
+    const done = handle.finished(JOB_WAIT_MS);
+    this.inflight.push(done.catch(() => undefined));
+    this.leases.hold(handle.id, nodes, handle.finished());
+    if (!restSpaces) {
+      this.passes.push(done.catch(() => undefined));
+      return;
+    }
+    // A failed first pass queues no second: its nodes stay owed, and the outbox embeds them in full.
+    const firstDone = done.then(
+      () => {
+        let queued!: (job: Promise<unknown>) => void;
+        const secondDone = new Promise<unknown>((resolve) => (queued = (job) => resolve(job)));
+        this.leases.hold(`${handle.id}-rest`, nodes, secondDone, SECOND_PASS_LEASE_MS);
+        this.rest.push({ nodes, spaces: restSpaces, queued });
+      },
+      () => undefined,
+    );
+    this.passes.push(firstDone);
   }
 }
 

@@ -59,11 +59,13 @@ export async function isEmbeddingOwed(q: Queryable, nid: number): Promise<boolea
 /**
  * Renews the lease of owed rows whose job is known to be queued and alive (a pipelined import's
  * own jobs, waiting in this process): without it, rows older than the lease are presumed lost
- * and dispatched again, and those memories are embedded twice.
+ * and dispatched again, and those memories are embedded twice. `aheadMs` dates the lease into
+ * the future, for rows whose job is known to wait longer than any lease (the import's second
+ * pass): a drain takes them only once that time and a lease have passed.
  */
-export async function renewOwedEmbeddings(q: Queryable, nids: readonly number[]): Promise<void> {
+export async function renewOwedEmbeddings(q: Queryable, nids: readonly number[], aheadMs = 0): Promise<void> {
   if (nids.length === 0) return;
-  await q.query(`update embedding_outbox set queued_at = now() where nid = any($1::bigint[])`, [nids]);
+  await q.query(`update embedding_outbox set queued_at = now() + $2 * interval '1 millisecond' where nid = any($1::bigint[])`, [nids, aheadMs]);
 }
 
 /** Every node that owes vectors, in nid order: what a crash or a lost job left unembedded. */

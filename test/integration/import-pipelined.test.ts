@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { createApp, type App } from '../../src/app.js';
 import { loadConfig } from '../../src/config.js';
+import { spaceById } from '../../src/embed/spaces/registry.js';
 import { fromBytes } from '../../src/store/vector-bytes.js';
 import { createLogger } from '../../src/log.js';
 import { tempDir } from '../helpers/cli.js';
@@ -103,5 +104,67 @@ describe('pipelined import (embedded)', () => {
     }
     assert.equal(await count(`select count(*)::int as n from fingerprints where model_key = '${key}'`), N);
     assert.equal(await count('select count(*)::int as n from fingerprint_outbox'), 0);
+  });
+});
+
+// `searchFirst` (what `context-graph import` asks for in embedded mode): a first pass embeds the
+// spaces default search reads, a second the rest once the import asks for it.
+describe('pipelined import in two passes (searchFirst)', () => {
+  let dir: Awaited<ReturnType<typeof tempDir>>;
+  let app: App;
+  before(async () => {
+    dir = await tempDir('cg-import-two-passes-');
+    app = await createApp(loadConfig({ CONTEXT_GRAPH_DATA_DIR: dir.path, CONTEXT_GRAPH_AUTO_EDGES: 'off' }), createLogger('warn'));
+  });
+  after(async () => {
+    await app?.close();
+    await dir?.remove();
+  });
+
+  const count = async (sql: string, params: unknown[] = []) => (await app.db.query<{ n: number }>(sql, params))[0]!.n;
+
+  test('default search finds every memory after the first pass; every space holds them after the second, each vector written once', async () => {
+    for (let i = 0; i < N; i += 50) await app.services.bulkImport.importBatch(records.slice(i, i + 50), { pipelined: true, searchFirst: true, actor: 'test' });
+    await app.services.bulkImport.searchable();
+    await app.indexSync.pull();
+    const spaces = app.embedder.encoders().map((e) => e.space);
+    const first = spaces.filter((s) => spaceById(s).weight > 0);
+    const rest = spaces.filter((s) => spaceById(s).weight <= 0);
+    assert.ok(first.includes('E1') && rest.length > 0, `spaces ${spaces.join(',')}`);
+    let sizes = await app.indexes.sizes();
+    for (const space of first) assert.equal(sizes[space], N, `index of ${space} after the first pass`);
+    for (const space of rest) assert.equal(sizes[space], 0, `index of ${space} waits for the second pass`);
+    // Still owed (the outbox keeps them until every space is written), but found by default search.
+    assert.equal(await count('select count(*)::int as n from embedding_outbox'), N);
+    for (const i of [0, 61, N - 1]) {
+      const hits = await app.services.search.hybrid({ text: `rotates ${word(i)}`, limit: 3 });
+      assert.equal(hits.hits[0]?.node.content, records[i]!.content, `memory ${i} by default search`);
+    }
+    // No fingerprint owed yet: they compare every space.
+    assert.equal(await count('select count(*)::int as n from fingerprint_outbox'), 0);
+
+    await app.services.bulkImport.scheduleDeferredFingerprints();
+    await app.indexSync.pull();
+    sizes = await app.indexes.sizes();
+    for (const space of spaces) assert.equal(sizes[space], N, `index of ${space} after the second pass`);
+    assert.equal(await count('select count(*)::int as n from embedding_outbox'), 0);
+    assert.equal(await count(`select last_value::int as n from embedding_feed_seq`), N * spaces.length, 'no vector written twice');
+    assert.equal(await count('select count(*)::int as n from fingerprints'), N);
+  });
+
+  test('a memory changed between the passes stays owed after the second, so the outbox embeds it again in every space', async () => {
+    const more = records.map((r, i) => ({ ...r, content: `${r.content} again ${word(i + 200)}` })).slice(0, 10);
+    await app.services.bulkImport.importBatch(more, { pipelined: true, searchFirst: true, actor: 'test' });
+    await app.services.bulkImport.searchable();
+    // A change whose own embed job is lost: the node's new version is owed, and its first-pass vectors are of the old text.
+    const [changed] = await app.db.query<{ nid: number }>(`update nodes set content = content || ' edited', version = version + 1 where content like $1 returning nid`, [
+      `%${word(203)}`,
+    ]);
+    await app.services.bulkImport.embedRest();
+    const owed = await app.db.query<{ nid: number }>('select nid from embedding_outbox');
+    assert.deepEqual(
+      owed.map((o) => Number(o.nid)),
+      [Number(changed!.nid)],
+    );
   });
 });
