@@ -85,7 +85,7 @@ export const embedJob = defineJob({
     const encoders = deps.embedder.encoders().filter((e) => !spaces || spaces.includes(e.space));
     const vectors = await deps.embedder.embed(
       nodes.map(embeddingText),
-      encoders.map((e) => e.space),
+      spaces ? encoders.map((e) => e.space) : undefined,
       { items: await encodeItems(deps.db, nodes), background: true },
     );
     const writes: EmbeddingWrite[] = [];
