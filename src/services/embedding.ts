@@ -83,11 +83,10 @@ export const embedJob = defineJob({
       return { embedded: 0 };
     }
     const encoders = deps.embedder.encoders().filter((e) => !spaces || spaces.includes(e.space));
-    const vectors = await deps.embedder.embed(
-      nodes.map(embeddingText),
-      spaces ? encoders.map((e) => e.space) : undefined,
-      { items: await encodeItems(deps.db, nodes), background: true },
-    );
+    const vectors = await deps.embedder.embed(nodes.map(embeddingText), spaces ? encoders.map((e) => e.space) : undefined, {
+      items: await encodeItems(deps.db, nodes),
+      background: true,
+    });
     const writes: EmbeddingWrite[] = [];
     for (const enc of encoders) {
       const list = vectors.get(enc.space);
