@@ -4,7 +4,8 @@ import { join, resolve } from 'node:path';
 import { Piscina } from 'piscina';
 import type { Logger } from '../log.js';
 import { workerFile } from '../paths.js';
-import type { BatchInput, BatchOutput } from '../utl/fingerprint-batch.js';
+import type { BatchOutput } from '../utl/fingerprint-batch.js';
+import type { ConeFitOutput } from '../utl/poincare.js';
 import type { Embedder } from './embedder.js';
 import { bundledE1ModelDir, hasBundledE1Model } from './bundled.js';
 import type { E1Config, EncodeItem, EncoderConfig } from './encoder.js';
@@ -85,9 +86,8 @@ export async function createEmbedder(opts: CreateEmbedderOptions): Promise<PoolE
   // Background arithmetic (the fingerprint job's) gets a thread of its own: in the embedding
   // pool's FIFO it would make the embed task of a write that waits for its vectors queue behind
   // a batch of fingerprints. The thread exits when idle, so an idle server does not keep it.
-  let math: Piscina<BatchInput, BatchOutput> | undefined;
-  const mathPool = (): Piscina<BatchInput, BatchOutput> =>
-    (math ??= new Piscina<BatchInput, BatchOutput>({ filename: workerFile('fingerprint'), minThreads: 0, maxThreads: 1, idleTimeout: 10_000 }));
+  let math: Piscina | undefined;
+  const mathPool = (): Piscina => (math ??= new Piscina({ filename: workerFile('math'), minThreads: 0, maxThreads: 1, idleTimeout: 10_000 }));
 
   let encoders: EncoderInfo[];
   try {
@@ -135,7 +135,12 @@ export async function createEmbedder(opts: CreateEmbedderOptions): Promise<PoolE
 
     async fingerprintMath(input) {
       if (closed) throw new Error('embedder is closed');
-      return mathPool().run(input);
+      return (await mathPool().run(input)) as BatchOutput;
+    },
+
+    async fitCones(input) {
+      if (closed) throw new Error('embedder is closed');
+      return (await mathPool().run(input, { name: 'fitCones' })) as ConeFitOutput;
     },
 
     health: () => ({ e1Provider, modelDir, threads, encoders: encoders.map((e) => ({ ...e })) }),

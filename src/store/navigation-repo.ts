@@ -169,6 +169,12 @@ export async function coordsOfProject(q: Queryable, projectId: string, space: st
   ]);
 }
 
+/** Points of a project's current fit in a space. */
+export async function coordsCount(q: Queryable, projectId: string, space: string): Promise<number> {
+  const [row] = await q.query<{ n: number }>(`select count(*)::int as n from hyperbolic_coords where project_id = $1 and space = $2`, [projectId, space]);
+  return row?.n ?? 0;
+}
+
 /** The signature and time of a project's current fit in a space, or null before the first. */
 export async function fitOf(q: Queryable, projectId: string, space: string): Promise<{ hierarchy_sig: string; fitted_at: Date; job_id: string | null } | null> {
   // A fit replaces all rows of its project and space in one transaction, so any row carries its stamp and time.

@@ -78,6 +78,27 @@ for (const [name, open] of stores) {
         { jobId: 'test-fit', attempt: 1, signal: new AbortController().signal, report: async () => {}, deps: { db: h.db } },
       );
       assert.deepEqual([fit.points, fit.unentailed_pairs], [4, 0]);
+      const coords = async () =>
+        (await h.db.query<{ node_id: string; coords: number[]; job_id: string }>(`select node_id, coords, job_id from hyperbolic_coords order by node_id`)).map((r) => ({
+          ...r,
+          coords: r.coords.map(Number),
+        }));
+      const inThread = await coords();
+      // A second fit of the same hierarchy (a burst queues one per change) finds it done and rewrites nothing.
+      const again = await hyperbolicFitJob.handler(
+        { project_id: 'p', space: 'E1' },
+        { jobId: 'test-fit-again', attempt: 1, signal: new AbortController().signal, report: async () => {}, deps: { db: h.db, embedder } },
+      );
+      assert.deepEqual([again.already_fitted, again.points, again.pairs], [true, 4, undefined]);
+      assert.deepEqual(await coords(), inThread);
+      // On the math thread (what the app's job runs): the same coordinates as in this thread.
+      await h.db.query(`delete from hyperbolic_coords`);
+      const onThread = await hyperbolicFitJob.handler(
+        { project_id: 'p', space: 'E1' },
+        { jobId: 'test-fit', attempt: 1, signal: new AbortController().signal, report: async () => {}, deps: { db: h.db, embedder } },
+      );
+      assert.deepEqual([onThread.points, onThread.unentailed_pairs, onThread.pairs], [4, 0, fit.pairs]);
+      assert.deepEqual(await coords(), inThread);
       const cones = await nav.entailment({ nodeId: b.id, space: 'E1', direction: 'ancestors', limit: 10 });
       assert.ok(cones.fitted);
       assert.deepEqual(

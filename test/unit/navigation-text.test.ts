@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { causalStatements } from '../../src/services/navigation/cause-text.js';
 import { hierarchyStatements } from '../../src/services/navigation/hierarchy-text.js';
-import { coneEnergy, fitEntailmentCones, poincareDistance, transitiveClosure } from '../../src/services/navigation/poincare.js';
+import { coneEnergy, fitEntailmentCones, poincareDistance, transitiveClosure } from '../../src/utl/poincare.js';
 
 test('cause cues split a sentence into the memory and the clause to link', () => {
   assert.deepEqual(causalStatements('The build broke because the cache was stale.'), [{ cue: 'because', role: 'cause_follows', clause: 'the cache was stale', opensText: false }]);

@@ -3,8 +3,9 @@ import { defineJob, enqueueJob, type JobHandlerContext } from '../../jobs/define
 import type { JobQueue } from '../../jobs/queue.js';
 import type { Db } from '../../store/db.js';
 import { liveHierarchyOfProject } from '../../store/edges-repo.js';
-import { hierarchyStamp, nidsOfIds, replaceCoords, vectorsOf } from '../../store/navigation-repo.js';
-import { coneEnergy, fitEntailmentCones, transitiveClosure, type Point } from './poincare.js';
+import { coordsCount, fitOf, hierarchyStamp, nidsOfIds, replaceCoords, vectorsOf } from '../../store/navigation-repo.js';
+import type { Embedder } from '../../embed/embedder.js';
+import { FIT_EPOCHS, fitAndCheck, type Point } from '../../utl/poincare.js';
 
 /** The spaces entailment_query may read coordinates seeded from (seed 001 §3.3). */
 export const HYPERBOLIC_SPACES = ['E1', 'E5', 'E7'] as const;
@@ -47,10 +48,20 @@ export const hyperbolicFitJob = defineJob({
   type: 'hyperbolic-fit',
   payload: z.object({ project_id: z.string().min(1), space: z.enum(HYPERBOLIC_SPACES) }),
   progress: fitProgress,
-  result: z.object({ points: z.number().int(), pairs: z.number().int(), unentailed_pairs: z.number().int(), stamp: z.string() }),
+  result: z.object({
+    points: z.number().int(),
+    /** Absent when the stored fit was already of this hierarchy (`already_fitted`). */
+    pairs: z.number().int().optional(),
+    unentailed_pairs: z.number().int().optional(),
+    stamp: z.string(),
+    already_fitted: z.boolean().optional(),
+  }),
   attempts: 2,
-  async handler({ project_id, space }, { deps, report, jobId }: JobHandlerContext<z.input<typeof fitProgress>, { db: Db }>) {
+  async handler({ project_id, space }, { deps, report, jobId }: JobHandlerContext<z.input<typeof fitProgress>, { db: Db; embedder?: Pick<Embedder, 'fitCones'> }>) {
     const stamp = await hierarchyStamp(deps.db, project_id);
+    // A burst of changes queues a fit per state; the first to run fits the newest, the rest find it done.
+    const stored = await fitOf(deps.db, project_id, space);
+    if (stored?.hierarchy_sig === stamp) return { points: await coordsCount(deps.db, project_id, space), stamp, already_fitted: true };
     const edges = await liveHierarchyOfProject(deps.db, project_id, MAX_EDGES);
     const pairs = edges.map((e) => [e.src, e.dst] as const);
     const ids = [...new Set(pairs.flat())];
@@ -61,20 +72,21 @@ export const hyperbolicFitJob = defineJob({
       const v = vectors.get(nids.get(id) ?? -1);
       if (v) init.set(id, projectDirection(v, BALL_DIM));
     }
+    const input = { pairs, dim: BALL_DIM, seed: SEED, init: [...init] };
+    // Seconds of arithmetic for a project of thousands of memories: on the math thread when this
+    // process has one (it reports no epochs from there), else here between epoch reports.
+    await report({ epoch: 0, epochs: FIT_EPOCHS });
     let last = 0;
-    const points = await fitEntailmentCones(pairs, {
-      dim: BALL_DIM,
-      seed: SEED,
-      init,
-      onEpoch: async (epoch, epochs) => {
-        if (epoch - last >= 20 || epoch === epochs) {
-          last = epoch;
-          await report({ epoch, epochs });
-        }
-      },
-    });
-    const closure = transitiveClosure(pairs);
-    const unentailed = closure.filter(([c, a]) => coneEnergy(points.get(a)!, points.get(c)!) > 0).length;
+    const fit = deps.embedder
+      ? await deps.embedder.fitCones(input)
+      : await fitAndCheck(input, async (epoch, epochs) => {
+          if (epoch - last >= 20 || epoch === epochs) {
+            last = epoch;
+            await report({ epoch, epochs });
+          }
+        });
+    await report({ epoch: FIT_EPOCHS, epochs: FIT_EPOCHS });
+    const points = new Map(fit.points);
     await deps.db.transaction((tx) =>
       replaceCoords(
         tx,
@@ -85,7 +97,7 @@ export const hyperbolicFitJob = defineJob({
         [...points].map(([nodeId, coords]) => ({ nodeId, coords })),
       ),
     );
-    return { points: points.size, pairs: closure.length, unentailed_pairs: unentailed, stamp };
+    return { points: points.size, pairs: fit.closurePairs, unentailed_pairs: fit.unentailedPairs, stamp };
   },
 });
 
@@ -94,8 +106,12 @@ export function fitJobId(projectId: string, space: string, stamp: string): strin
   return `hyperbolic-${Buffer.from(projectId).toString('hex')}-${space}-${stamp}`;
 }
 
-/** Enqueues a refit of the project's hierarchy in a space (E1 unless said) after it changed. */
+/**
+ * Enqueues a refit of the project's hierarchy in a space (E1 unless said) after it changed. In
+ * the background lane: an import's link jobs (background too, and queued first) all run before
+ * it, so the import is fitted once, not once per link job with the whole project each time.
+ */
 export async function enqueueHierarchyFit(deps: { db: Db; queue: JobQueue }, projectId: string, space: HyperbolicSpace = 'E1'): Promise<string> {
   const stamp = await hierarchyStamp(deps.db, projectId);
-  return (await enqueueJob(deps.queue, hyperbolicFitJob, { project_id: projectId, space }, { jobId: fitJobId(projectId, space, stamp) })).id;
+  return (await enqueueJob(deps.queue, hyperbolicFitJob, { project_id: projectId, space }, { jobId: fitJobId(projectId, space, stamp), background: true })).id;
 }

@@ -10,7 +10,7 @@ import { findCausalPath, type CausalPath, type PathDirection } from './causal-pa
 import { enqueueHierarchyFit, fitJobId, hyperbolicFitJob, type HyperbolicSpace } from './hyperbolic-job.js';
 import { linkJob } from './link-job.js';
 import type { LinkKind } from './link-plan.js';
-import { coneAngle, coneAperture, poincareDistance, type Point } from './poincare.js';
+import { coneAngle, coneAperture, poincareDistance, type Point } from '../../utl/poincare.js';
 import { aroundEdge, navNode, type NavEdge, type NavNode } from './views.js';
 
 export { hyperbolicFitJob, linkJob };

@@ -95,6 +95,11 @@ function prng(seed: number): () => number {
   };
 }
 
+const POINCARE_EPOCHS = 60;
+const CONE_EPOCHS = 300;
+/** Epochs of a fit with the default options (both phases). */
+export const FIT_EPOCHS = POINCARE_EPOCHS + CONE_EPOCHS;
+
 export interface FitOptions {
   dim?: number;
   seed?: number;
@@ -161,8 +166,8 @@ export async function fitEntailmentCones(edges: ReadonlyArray<readonly [string, 
     return list;
   };
   const k = opts.negatives ?? 10;
-  const pEpochs = opts.poincareEpochs ?? 60;
-  const cEpochs = opts.coneEpochs ?? 300;
+  const pEpochs = opts.poincareEpochs ?? POINCARE_EPOCHS;
+  const cEpochs = opts.coneEpochs ?? CONE_EPOCHS;
 
   // Phase 1: Poincaré embeddings, softmax over one positive and k negatives of -d(u, v).
   for (let epoch = 0; epoch < pEpochs; epoch++) {
@@ -264,4 +269,26 @@ export async function fitEntailmentCones(edges: ReadonlyArray<readonly [string, 
     await opts.onEpoch?.(pEpochs + Math.min(epoch + 1, cEpochs), pEpochs + cEpochs);
   }
   return pts;
+}
+
+/** What a fit on another thread takes and gives back (plain arrays: structured clone). */
+export interface ConeFitInput {
+  pairs: ReadonlyArray<readonly [string, string]>;
+  dim: number;
+  seed: number;
+  init: ReadonlyArray<readonly [string, Point]>;
+}
+export interface ConeFitOutput {
+  points: Array<[string, Point]>;
+  /** (descendant, ancestor) pairs of the hierarchy, and how many of them the fit leaves outside a cone. */
+  closurePairs: number;
+  unentailedPairs: number;
+}
+
+/** A whole fit and its check against the closure: what the `hyperbolic-fit` job runs off the event loop. */
+export async function fitAndCheck(input: ConeFitInput, onEpoch?: FitOptions['onEpoch']): Promise<ConeFitOutput> {
+  const points = await fitEntailmentCones(input.pairs, { dim: input.dim, seed: input.seed, init: new Map(input.init), ...(onEpoch ? { onEpoch } : {}) });
+  const closure = transitiveClosure(input.pairs);
+  const unentailedPairs = closure.filter(([c, a]) => coneEnergy(points.get(a)!, points.get(c)!) > 0).length;
+  return { points: [...points], closurePairs: closure.length, unentailedPairs };
 }
