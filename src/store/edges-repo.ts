@@ -239,6 +239,21 @@ export async function liveEdgesAround(
 }
 
 /** The live edge between a and b of a type in either direction, if any (symmetric edges are stored once). */
+/** Live edges between any of these pairs of nodes, in either direction: what a batch of planned edges checks against. */
+export async function liveEdgesBetween(
+  q: Queryable,
+  pairs: ReadonlyArray<readonly [string, string]>,
+): Promise<Array<{ src: string; dst: string; edge_type: string; predicate: string }>> {
+  if (pairs.length === 0) return [];
+  return q.query<{ src: string; dst: string; edge_type: string; predicate: string }>(
+    `select e.src, e.dst, e.edge_type, e.predicate from edges e
+       join (select distinct least(a, b) as lo, greatest(a, b) as hi from unnest($1::text[], $2::text[]) as c(a, b)) c
+         on (e.src = c.lo and e.dst = c.hi) or (e.src = c.hi and e.dst = c.lo)
+      where e.deleted_at is null`,
+    [pairs.map((p) => p[0]), pairs.map((p) => p[1])],
+  );
+}
+
 export async function findLiveEdgeEitherWay(q: Queryable, a: string, b: string, edgeType: string): Promise<EdgeRecord | null> {
   const [row] = await q.query<EdgeRecord & Record<string, unknown>>(
     `select ${EDGE_COLUMNS} from edges

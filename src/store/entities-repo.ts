@@ -14,6 +14,24 @@ export async function liveEntityByName(q: Queryable, projectId: string, name: st
   return row ?? null;
 }
 
+/**
+ * liveEntityByName for several names in one statement: by each name as given, the live entity
+ * whose name matches it case-insensitively (the oldest when several).
+ */
+export async function liveEntitiesByName(q: Queryable, projectId: string, names: readonly string[]): Promise<Map<string, NodeRecord>> {
+  if (names.length === 0) return new Map();
+  const rows = await q.query<NodeRecord & { wanted: string } & Record<string, unknown>>(
+    `select distinct on (w.name) w.name as wanted, ${NODE_COLUMNS.split(',')
+      .map((c) => `n.${c.trim()}`)
+      .join(', ')}
+       from unnest($3::text[]) as w(name)
+       join nodes n on n.kind = $1 and n.project_id = $2 and lower(n.topic) = lower(w.name) and n.deleted_at is null
+      order by w.name, n.created_at, n.id`,
+    [ENTITY_KIND, projectId, [...new Set(names)]],
+  );
+  return new Map(rows.map(({ wanted, ...node }) => [wanted, node as NodeRecord]));
+}
+
 /** The entity of that name as it stood after `asOfTxId`, as its logged image (dates as strings). */
 export async function entityImageByNameAsOf(q: Queryable, asOfTxId: number, projectId: string, name: string): Promise<Record<string, unknown> | null> {
   const rows = await q.query<{ image: Record<string, unknown> }>(

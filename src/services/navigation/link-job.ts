@@ -5,9 +5,9 @@ import { defineJob, enqueueJob, type JobHandlerContext } from '../../jobs/define
 import type { JobQueue } from '../../jobs/queue.js';
 import type { Logger } from '../../log.js';
 import type { Db, Queryable } from '../../store/db.js';
-import { findLiveEdge, findLiveEdgeEitherWay, insertEdge } from '../../store/edges-repo.js';
+import { insertEdge, liveEdgesBetween } from '../../store/edges-repo.js';
 import { writeEmbeddings } from '../../store/embeddings-repo.js';
-import { ENTITY_KIND, liveEntityByName } from '../../store/entities-repo.js';
+import { ENTITY_KIND, liveEntitiesByName } from '../../store/entities-repo.js';
 import { advisoryXactLock, LOCKS } from '../../store/locks.js';
 import { countMemoriesOfProject, memoryNidsOfProject } from '../../store/navigation-repo.js';
 import { insertNode, liveNodesById, nodesByNid, type NodeRecord } from '../../store/nodes-repo.js';
@@ -36,28 +36,39 @@ type Counts = z.output<typeof counts>;
 /** Writes one memory's planned edges in one transaction (op `link`), skipping those that exist; names become entity nodes. */
 async function writePlans(db: Db, node: NodeRecord, plans: readonly PlannedEdge[]): Promise<{ created: Counts; entities: NodeRecord[]; ends: string[] }> {
   const created: Counts = { Semantic: 0, Temporal: 0, Causal: 0, Hierarchical: 0 };
-  const ends: string[] = [];
-  if (plans.length === 0) return { created, entities: [], ends };
+  const moved: string[] = [];
+  if (plans.length === 0) return { created, entities: [], ends: moved };
   const kinds = [...new Set(plans.map((p) => p.metadata['method']))].join(', ');
   const { result } = await writeTransaction(db, 'link', { actor: LINK_ACTOR, rationale: `automatic edges for ${node.id} (${kinds})` }, async (tx, log) => {
     // Serialises link jobs (and relate's entity creation) so two never add the same edge or name twice.
     await advisoryXactLock(tx, LOCKS.relate);
     const entities: NodeRecord[] = [];
-    const resolve = async (end: PlannedEnd, q: Queryable): Promise<string> => {
+    // Every name and every existing edge between the planned ends in two statements, not two per plan.
+    const names = plans.flatMap((p) => [p.src, p.dst]).flatMap((end) => ('entity' in end ? [end.entity] : []));
+    const known = await liveEntitiesByName(tx, node.project_id, names);
+    const resolve = async (end: PlannedEnd): Promise<string> => {
       if ('id' in end) return end.id;
-      const existing = await liveEntityByName(q, node.project_id, end.entity);
+      // Names are lower-cased when planned; one created here is found by that name too.
+      const existing = known.get(end.entity) ?? known.get(end.entity.toLowerCase());
       if (existing) return existing.id;
-      const made = await insertNode(q, newNode({ kind: ENTITY_KIND, project_id: node.project_id, topic: end.entity, content: end.entity }));
+      const made = await insertNode(tx, newNode({ kind: ENTITY_KIND, project_id: node.project_id, topic: end.entity, content: end.entity }));
       log({ entity: 'node', entityId: made.id, before: null, after: image(made) });
       entities.push(made);
+      known.set(end.entity.toLowerCase(), made);
       return made.id;
     };
-    for (const p of plans) {
-      const src = await resolve(p.src, tx);
-      const dst = await resolve(p.dst, tx);
+    const ends: Array<[string, string]> = [];
+    for (const p of plans) ends.push([await resolve(p.src), await resolve(p.dst)]);
+    const live = await liveEdgesBetween(tx, ends);
+    // What findLiveEdgeEitherWay (Semantic) and findLiveEdge (the rest) would find, this batch's own inserts included.
+    const exists = (src: string, dst: string, p: PlannedEdge) =>
+      p.edge_type === 'Semantic'
+        ? live.some((e) => e.edge_type === 'Semantic' && ((e.src === src && e.dst === dst) || (e.src === dst && e.dst === src)))
+        : live.some((e) => e.src === src && e.dst === dst && e.predicate.toLowerCase() === p.predicate.toLowerCase());
+    for (const [i, p] of plans.entries()) {
+      const [src, dst] = ends[i]!;
       if (src === dst) continue;
-      const existing = p.edge_type === 'Semantic' ? await findLiveEdgeEitherWay(tx, src, dst, 'Semantic') : await findLiveEdge(tx, src, p.predicate, dst);
-      if (existing) continue;
+      if (exists(src, dst, p)) continue;
       const edge = await insertEdge(tx, {
         id: newId(),
         src,
@@ -71,12 +82,13 @@ async function writePlans(db: Db, node: NodeRecord, plans: readonly PlannedEdge[
         valid_to: null,
       });
       log({ entity: 'edge', entityId: edge.id, before: null, after: image(edge) });
+      live.push(edge);
       created[p.edge_type]++;
-      ends.push(src, dst);
+      moved.push(src, dst);
     }
     return entities;
   });
-  return { created, entities: result, ends };
+  return { created, entities: result, ends: moved };
 }
 
 /**
