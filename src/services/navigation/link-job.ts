@@ -4,7 +4,7 @@ import type { Embedder } from '../../embed/embedder.js';
 import { defineJob, enqueueJob, type JobHandlerContext } from '../../jobs/define.js';
 import type { JobQueue } from '../../jobs/queue.js';
 import type { Logger } from '../../log.js';
-import type { Db, Queryable } from '../../store/db.js';
+import type { Db } from '../../store/db.js';
 import { insertEdge, liveEdgesBetween } from '../../store/edges-repo.js';
 import { writeEmbeddings } from '../../store/embeddings-repo.js';
 import { ENTITY_KIND, liveEntitiesByName } from '../../store/entities-repo.js';
