@@ -5,7 +5,8 @@ import { defineJob, enqueueJob, type JobHandlerContext } from '../../jobs/define
 import type { JobQueue } from '../../jobs/queue.js';
 import type { Logger } from '../../log.js';
 import type { Db } from '../../store/db.js';
-import { insertEdge, liveEdgesBetween } from '../../store/edges-repo.js';
+import { insertEdgesBulk, type ImportedEdge } from '../../store/bulk-repo.js';
+import { liveEdgesBetween } from '../../store/edges-repo.js';
 import { writeEmbeddings } from '../../store/embeddings-repo.js';
 import { ENTITY_KIND, liveEntitiesByName } from '../../store/entities-repo.js';
 import { advisoryXactLock, LOCKS } from '../../store/locks.js';
@@ -65,11 +66,12 @@ async function writePlans(db: Db, node: NodeRecord, plans: readonly PlannedEdge[
       p.edge_type === 'Semantic'
         ? live.some((e) => e.edge_type === 'Semantic' && ((e.src === src && e.dst === dst) || (e.src === dst && e.dst === src)))
         : live.some((e) => e.src === src && e.dst === dst && e.predicate.toLowerCase() === p.predicate.toLowerCase());
+    const fresh: ImportedEdge[] = [];
     for (const [i, p] of plans.entries()) {
       const [src, dst] = ends[i]!;
       if (src === dst) continue;
       if (exists(src, dst, p)) continue;
-      const edge = await insertEdge(tx, {
+      const edge = {
         id: newId(),
         src,
         dst,
@@ -80,11 +82,16 @@ async function writePlans(db: Db, node: NodeRecord, plans: readonly PlannedEdge[
         metadata: p.metadata,
         valid_from: null,
         valid_to: null,
-      });
-      log({ entity: 'edge', entityId: edge.id, before: null, after: image(edge) });
+        created_at: null,
+      };
+      fresh.push(edge);
       live.push(edge);
-      created[p.edge_type]++;
-      moved.push(src, dst);
+    }
+    // One statement for the memory's new edges, logged in plan order.
+    for (const edge of await insertEdgesBulk(tx, fresh)) {
+      log({ entity: 'edge', entityId: edge.id, before: null, after: image(edge) });
+      created[edge.edge_type as LinkKind]++;
+      moved.push(edge.src, edge.dst);
     }
     return entities;
   });
