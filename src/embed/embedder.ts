@@ -30,7 +30,7 @@ export interface Embedder {
   embed(texts: readonly string[], spaces?: readonly SpaceId[], opts?: EmbedOptions): Promise<Map<SpaceId, Float32Array[]>>;
   /** The fingerprint job's vector arithmetic (src/utl/fingerprint-batch.ts), on a low-priority thread of its own, off the event loop. */
   fingerprintMath(input: BatchInput): Promise<BatchOutput>;
-  /** The hierarchy fit of the `hyperbolic-fit` job (src/services/navigation/poincare.ts), on the same thread. */
+  /** The hierarchy fit of the `hyperbolic-fit` job (src/utl/poincare.ts), on the same thread. */
   fitCones(input: ConeFitInput): Promise<ConeFitOutput>;
   close(): Promise<void>;
 }

@@ -83,9 +83,9 @@ export async function createEmbedder(opts: CreateEmbedderOptions): Promise<PoolE
       stricterFIFO: true,
     }));
 
-  // Background arithmetic (the fingerprint job's) gets a thread of its own: in the embedding
-  // pool's FIFO it would make the embed task of a write that waits for its vectors queue behind
-  // a batch of fingerprints. The thread exits when idle, so an idle server does not keep it.
+  // Background arithmetic (the fingerprint job's and the hierarchy fit's: workers/math.ts) gets a
+  // thread of its own: in the embedding pool's FIFO it would make the embed task of a write that
+  // waits for its vectors queue behind a batch of fingerprints or a fit. The thread exits when idle, so an idle server does not keep it.
   let math: Piscina | undefined;
   const mathPool = (): Piscina => (math ??= new Piscina({ filename: workerFile('math'), minThreads: 0, maxThreads: 1, idleTimeout: 10_000 }));
 

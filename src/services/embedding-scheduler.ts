@@ -188,7 +188,7 @@ export class EmbeddingScheduler {
    */
   async scheduleBulk(
     nodes: ReadonlyArray<{ nid: number; version: number; id: string }>,
-    opts: { deferFingerprints?: boolean; pass?: { spaces: readonly SpaceId[]; second: boolean }; background?: boolean } = {},
+    opts: { deferFingerprints?: boolean; pass?: { spaces: readonly SpaceId[]; second: boolean } } = {},
   ): Promise<JobHandle | null> {
     if (nodes.length === 0) return null;
     const nids = nodes.map((n) => n.nid);
@@ -203,7 +203,7 @@ export class EmbeddingScheduler {
       };
       // A pass has an id of its own: the other pass of the same nodes is not a duplicate of it.
       const jobId = embedJobId(nids, `${versions.join('.')}${pass ? (pass.second ? '-rest' : '-first') : ''}`);
-      const handle = await enqueueJob(this.deps.queue, embedJob, payload, { jobId, ...(opts.background ? { background: true } : {}) });
+      const handle = await enqueueJob(this.deps.queue, embedJob, payload, { jobId });
       // Automatic edges compare E1 vectors: queued with the pass that writes them. Behind the
       // passes (background) when there are two: an import is searchable before it is linked.
       if ((this.deps.autoEdges ?? true) && !pass?.second) await enqueueLinks(this.deps.queue, nodes, pass ? { background: true } : {});

@@ -4,11 +4,11 @@ import { renewOwedEmbeddings } from '../store/outbox-repo.js';
 /** How often the leases are looked at. */
 const TICK_MS = 1_000;
 /**
- * A lease dated this far ahead is renewed once it has this much left: for a job that runs soon,
- * at once (renewed every RENEW_AFTER_MS: well inside the outbox's shortest lease, 10 s, while a
- * job that finishes within a few seconds costs no renewal at all).
+ * A job about to run has its lease renewed to now once it is RENEW_AFTER_MS old: well inside the
+ * outbox's shortest lease (10 s), while a job that finishes within a few seconds costs no renewal.
  */
 const RENEW_AFTER_MS = 4_000;
+/** A lease dated ahead is renewed once it has this much left. */
 const RENEW_LEFT_MS = 60_000;
 
 interface Lease {
@@ -31,13 +31,13 @@ export class ImportLeases {
   /**
    * `aheadMs`: 0 for a job about to run (renewed to now every few seconds); more for one that
    * waits behind a whole import (dated ahead once, so 100k waiting rows are not rewritten every
-   * few seconds).
+   * few seconds). Resolves once a lease dated ahead is written.
    */
-  hold(jobId: string, nodes: ReadonlyArray<{ nid: number }>, finished: Promise<unknown>, aheadMs = 0): void {
+  hold(jobId: string, nodes: ReadonlyArray<{ nid: number }>, finished: Promise<unknown>, aheadMs = 0): Promise<void> {
     const lease: Lease = { nids: nodes.map((n) => n.nid), aheadMs, leasedAt: Date.now() };
     this.leases.set(jobId, lease);
     // Dated ahead now, not at the first tick: until then the rows' lease is the one they had.
-    if (aheadMs > 0) void renewOwedEmbeddings(this.db, lease.nids, aheadMs).catch(() => undefined);
+    const dated = aheadMs > 0 ? renewOwedEmbeddings(this.db, lease.nids, aheadMs).catch(() => undefined) : Promise.resolve();
     this.timer ??= setInterval(() => this.renewDue(), TICK_MS).unref();
     void finished
       .catch(() => undefined)
@@ -47,6 +47,7 @@ export class ImportLeases {
         clearInterval(this.timer);
         this.timer = null;
       });
+    return dated;
   }
 
   private renewDue(): void {

@@ -209,7 +209,7 @@ export class ImportService {
   private follow(handle: JobHandle, nodes: ReadonlyArray<{ nid: number; version: number; id: string }>, restSpaces: SpaceId[] | undefined): void {
     const done = handle.finished(JOB_WAIT_MS);
     this.inflight.push(done.catch(() => undefined));
-    this.leases.hold(handle.id, nodes, handle.finished());
+    void this.leases.hold(handle.id, nodes, handle.finished());
     if (!restSpaces) {
       this.passes.push(done.catch(() => undefined));
       return;
@@ -219,8 +219,8 @@ export class ImportService {
       () => {
         let queued!: (job: Promise<unknown>) => void;
         const secondDone = new Promise<unknown>((resolve) => (queued = (job) => resolve(job)));
-        this.leases.hold(`${handle.id}-rest`, nodes, secondDone, SECOND_PASS_LEASE_MS);
         this.rest.push({ nodes, spaces: restSpaces, queued });
+        return this.leases.hold(`${handle.id}-rest`, nodes, secondDone, SECOND_PASS_LEASE_MS);
       },
       () => undefined,
     );

@@ -14,6 +14,10 @@ export async function liveEntityByName(q: Queryable, projectId: string, name: st
   return row ?? null;
 }
 
+const ENTITY_COLUMNS = NODE_COLUMNS.split(',')
+  .map((c) => `n.${c.trim()}`)
+  .join(', ');
+
 /**
  * liveEntityByName for several names in one statement: by each name as given, the live entity
  * whose name matches it case-insensitively (the oldest when several).
@@ -21,9 +25,7 @@ export async function liveEntityByName(q: Queryable, projectId: string, name: st
 export async function liveEntitiesByName(q: Queryable, projectId: string, names: readonly string[]): Promise<Map<string, NodeRecord>> {
   if (names.length === 0) return new Map();
   const rows = await q.query<NodeRecord & { wanted: string } & Record<string, unknown>>(
-    `select distinct on (w.name) w.name as wanted, ${NODE_COLUMNS.split(',')
-      .map((c) => `n.${c.trim()}`)
-      .join(', ')}
+    `select distinct on (w.name) w.name as wanted, ${ENTITY_COLUMNS}
        from unnest($3::text[]) as w(name)
        join nodes n on n.kind = $1 and n.project_id = $2 and lower(n.topic) = lower(w.name) and n.deleted_at is null
       order by w.name, n.created_at, n.id`,

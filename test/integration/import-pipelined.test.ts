@@ -3,6 +3,7 @@ import { after, before, describe, test } from 'node:test';
 import { createApp, type App } from '../../src/app.js';
 import { loadConfig } from '../../src/config.js';
 import { spaceById } from '../../src/embed/spaces/registry.js';
+import { claimOwedEmbeddings } from '../../src/store/outbox-repo.js';
 import { fromBytes } from '../../src/store/vector-bytes.js';
 import { createLogger } from '../../src/log.js';
 import { tempDir } from '../helpers/cli.js';
@@ -140,6 +141,8 @@ describe('pipelined import in two passes (searchFirst)', () => {
       const hits = await app.services.search.hybrid({ text: `rotates ${word(i)}`, limit: 3 });
       assert.equal(hits.hits[0]?.node.content, records[i]!.content, `memory ${i} by default search`);
     }
+    // Leased ahead: a drain that takes every row whose lease is over (here: any lease) takes none.
+    assert.deepEqual(await claimOwedEmbeddings(app.db, { graceMs: 0, leaseMs: 0, limit: 1_000, afterNid: 0 }), []);
     // No fingerprint owed yet: they compare every space.
     assert.equal(await count('select count(*)::int as n from fingerprint_outbox'), 0);
 

@@ -86,7 +86,6 @@ export const hyperbolicFitJob = defineJob({
           }
         });
     await report({ epoch: FIT_EPOCHS, epochs: FIT_EPOCHS });
-    const points = new Map(fit.points);
     await deps.db.transaction((tx) =>
       replaceCoords(
         tx,
@@ -94,10 +93,10 @@ export const hyperbolicFitJob = defineJob({
         space,
         stamp,
         jobId,
-        [...points].map(([nodeId, coords]) => ({ nodeId, coords })),
+        fit.points.map(([nodeId, coords]) => ({ nodeId, coords })),
       ),
     );
-    return { points: points.size, pairs: fit.closurePairs, unentailed_pairs: fit.unentailedPairs, stamp };
+    return { points: fit.points.length, pairs: fit.closurePairs, unentailed_pairs: fit.unentailedPairs, stamp };
   },
 });
 
